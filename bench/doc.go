@@ -1,0 +1,8 @@
+// Package bench holds Spindle's cross-library benchmarks: the same workloads
+// run on spindle, fork and flow and on plain goroutines, errgroup, conc, pond
+// and ants. It is its own module so the core module's dependency list stays
+// the standard library and golang.org/x/sys; `replace` points it at the
+// checkout above.
+//
+// Run: cd bench && go test -run '^$' -bench . -count 5 | tee new.txt
+package bench

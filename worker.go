@@ -1,0 +1,36 @@
+package spindle
+
+import "github.com/spindle-go/spindle/internal/core"
+
+// Worker is the context a task runs in: the worker's index, its scratch
+// state, and the cheapest ways to spawn more work. A *Worker is valid only
+// inside the run call that received it, on that goroutine.
+type Worker[T, S any] struct {
+	ID      int // 0 <= ID < Config.Workers
+	Scratch S   // owned by this worker; no locking needed
+
+	c    *core.Worker[T]
+	exec *Executor[T, S]
+	park chan struct{}
+}
+
+// Spawn queues task on this worker. It is the cheapest way to spawn: the
+// first task spawned by a running task goes into a private LIFO slot and takes
+// over the running task's place in the in-flight count when it returns, so a
+// task that spawns one successor costs no atomic operation at all. Further
+// spawns go onto the worker's ring, where idle workers can steal them; a full
+// ring moves half of itself to the injector. Spawn never fails: a running
+// task keeps the executor open.
+func (w *Worker[T, S]) Spawn(task T) { w.c.Spawn(task) }
+
+// SpawnGlobal queues task on the shared injector, where any worker may take
+// it first. Use it for work that should not wait behind this worker's own.
+func (w *Worker[T, S]) SpawnGlobal(task T) { w.c.SpawnGlobal(task) }
+
+// Handle returns a Handle to the executor, for spawning from goroutines the
+// task starts.
+func (w *Worker[T, S]) Handle() Handle[T] { return w.exec.Handle() }
+
+// Rand returns a pseudo-random number from the worker's xorshift64*
+// generator. The sequence depends only on Config.Seed and the worker's ID.
+func (w *Worker[T, S]) Rand() uint64 { return w.c.Rand() }
