@@ -168,7 +168,8 @@ func (w *Worker[T, S]) main(scratch func(int) S, ready chan<- struct{}) {
 
 func (w *Worker[T, S]) loop() {
 	e := w.exec
-	idle := core.TieredIdle{SpinIters: e.cfg.SpinIters, ParkTimeout: e.cfg.ParkTimeout}
+	// Converted to the interface once: a conversion per Step would allocate.
+	var idle core.IdlePolicy = core.TieredIdle{SpinIters: e.cfg.SpinIters, ParkTimeout: e.cfg.ParkTimeout}
 	run := func(t T) { e.run(t, w) }
 	var timer *time.Timer
 	for {

@@ -99,6 +99,12 @@ type Worker[T any] struct {
 	spinning   bool
 	idleRounds int
 	batch      []T
+	// owed counts finished tasks whose units have not yet been subtracted
+	// from the state word. Releasing them in batches keeps the contended
+	// word out of the per-task path; a worker always pays its debt before it
+	// looks beyond its own queues, so the run still ends as soon as the last
+	// worker runs out of work.
+	owed uint64
 
 	C         Counters
 	published [numCounters]atomic.Uint64
@@ -195,6 +201,7 @@ func (w *Worker[T]) pop() (t T, src Source, victim int, ok bool) {
 			w.C.InjectorPops++
 			return t, FromInjector, -1, true
 		}
+		w.settle()
 		return t, 0, -1, false
 	}
 	if w.hasNext {
@@ -214,6 +221,7 @@ func (w *Worker[T]) pop() (t T, src Source, victim int, ok bool) {
 		w.C.LocalPops++
 		return t, FromLocal, -1, true
 	}
+	w.settle()
 	if t, ok = w.popInjector(); ok {
 		return t, FromInjector, -1, true
 	}
@@ -240,10 +248,9 @@ func (w *Worker[T]) popInjector() (t T, ok bool) {
 		return t, false
 	}
 	t = w.batch[0]
-	for i := 1; i < n; i++ {
-		if !w.ring.Push(w.batch[i]) {
-			p.Injector.PushBatch(w.batch[i:n])
-			break
+	if n > 1 {
+		if k := 1 + w.ring.PushBatch(w.batch[1:n]); k < n {
+			p.Injector.PushBatch(w.batch[k:n])
 		}
 	}
 	clear(w.batch[:n])
@@ -312,6 +319,7 @@ func (w *Worker[T]) steal() (t T, src Source, victim int, ok bool) {
 func (w *Worker[T]) Step(run func(T), idle IdlePolicy) Result {
 	p := w.pool
 	if p.done.Load() {
+		w.settle()
 		w.stopSpinning(false)
 		return Result{Kind: Exit}
 	}
@@ -340,20 +348,36 @@ func (w *Worker[T]) Step(run func(T), idle IdlePolicy) Result {
 		var zero T
 		w.next, w.hasNext = zero, false
 		p.recordPanic(val, stack)
-		if p.State.Done(1) {
-			p.finish()
-		}
+		w.owed++
+		w.settle()
 		return Result{Kind: Ran, Source: src, Victim: victim, Panicked: true}
 	}
-	if w.hasNext {
-		// The task's unit passes to the task in the next slot: no atomic.
-	} else if p.State.Done(1) {
-		p.finish()
+	if !w.hasNext { // else the task's unit passes to the task in the next slot
+		w.owed++
+		if w.owed >= maxOwed {
+			w.settle()
+		}
 	}
 	if w.C.TasksRun&255 == 0 {
 		w.Publish()
 	}
 	return Result{Kind: Ran, Source: src, Victim: victim}
+}
+
+// maxOwed bounds how many completions a worker holds back from the state word.
+const maxOwed = 64
+
+// settle subtracts the owed completions from the state word, ending the run
+// if they were the last.
+func (w *Worker[T]) settle() {
+	if w.owed == 0 {
+		return
+	}
+	n := w.owed
+	w.owed = 0
+	if w.pool.State.Done(n) {
+		w.pool.finish()
+	}
 }
 
 // runTask runs one task and converts a panic into a value and a stack.

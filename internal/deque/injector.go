@@ -5,20 +5,39 @@ import (
 	"sync/atomic"
 )
 
+// segmentSize is the number of tasks per injector segment.
+const segmentSize = 1024
+
+// maxSpareSegments bounds the segments an injector keeps for reuse after it
+// drains, so a burst does not pin its peak memory forever.
+const maxSpareSegments = 8
+
 // Injector is the unbounded multi-producer multi-consumer FIFO that external
 // producers push into and that absorbs spills from full rings.
 //
-// It is a growable circular buffer behind a mutex. Every producer and consumer
-// pays one lock acquisition, but consumers take batches (PopBatch) and
-// producers can push batches (PushBatch), so the lock is amortised over many
-// tasks; this is the same trade the Go runtime makes for its global run queue.
-// An atomic length lets workers test for work without taking the lock, which
-// keeps idle polling and the pre-park re-check off the mutex.
+// It is a linked list of fixed-size segments behind a mutex. Every producer
+// and consumer pays one lock acquisition, but consumers take batches
+// (PopBatch) and producers can push batches (PushBatch), so the lock is
+// amortised over many tasks; this is the same trade the Go runtime makes for
+// its global run queue. Segments mean growth never copies queued tasks and
+// never needs one huge allocation, and drained segments are recycled (up to
+// maxSpareSegments), so a steady stream of bursts does not churn the garbage
+// collector. An atomic length lets workers test for work without taking the
+// lock, which keeps idle polling and the pre-park re-check off the mutex.
 type Injector[T any] struct {
 	n    atomic.Int64 // number of elements; written under mu, read anywhere
 	mu   sync.Mutex
-	buf  []T // circular; len(buf) is a power of two or zero
-	head int // index of the oldest element
+	head *segment[T] // oldest segment; nil when empty
+	tail *segment[T] // newest segment
+	// head.lo is the index of the oldest element in head; tail.hi is one past
+	// the newest in tail.
+	spare []*segment[T]
+}
+
+type segment[T any] struct {
+	lo, hi int
+	next   *segment[T]
+	vals   [segmentSize]T
 }
 
 // Len returns the number of queued elements. Lock-free.
@@ -27,10 +46,10 @@ func (q *Injector[T]) Len() int { return int(q.n.Load()) }
 // Push appends v.
 func (q *Injector[T]) Push(v T) {
 	q.mu.Lock()
-	n := int(q.n.Load())
-	q.grow(n + 1)
-	q.buf[(q.head+n)&(len(q.buf)-1)] = v
-	q.n.Store(int64(n + 1))
+	s := q.tailWithRoom()
+	s.vals[s.hi] = v
+	s.hi++
+	q.n.Add(1)
 	q.mu.Unlock()
 }
 
@@ -40,34 +59,45 @@ func (q *Injector[T]) PushBatch(vs []T) {
 		return
 	}
 	q.mu.Lock()
-	n := int(q.n.Load())
-	q.grow(n + len(vs))
-	m := len(q.buf) - 1
-	for i, v := range vs {
-		q.buf[(q.head+n+i)&m] = v
+	for rest := vs; len(rest) > 0; {
+		s := q.tailWithRoom()
+		k := copy(s.vals[s.hi:], rest)
+		s.hi += k
+		rest = rest[k:]
 	}
-	q.n.Store(int64(n + len(vs)))
+	q.n.Add(int64(len(vs)))
 	q.mu.Unlock()
+}
+
+// tailWithRoom returns a tail segment with at least one free slot. Caller
+// holds mu.
+func (q *Injector[T]) tailWithRoom() *segment[T] {
+	if q.tail != nil && q.tail.hi < segmentSize {
+		return q.tail
+	}
+	var s *segment[T]
+	if k := len(q.spare); k > 0 {
+		s = q.spare[k-1]
+		q.spare = q.spare[:k-1]
+	} else {
+		s = new(segment[T])
+	}
+	if q.tail == nil {
+		q.head = s
+	} else {
+		q.tail.next = s
+	}
+	q.tail = s
+	return s
 }
 
 // Pop removes and returns the oldest element.
 func (q *Injector[T]) Pop() (T, bool) {
-	var zero T
-	if q.n.Load() == 0 {
-		return zero, false
+	var v [1]T
+	if q.PopBatch(v[:], 1) == 0 {
+		return v[0], false
 	}
-	q.mu.Lock()
-	n := int(q.n.Load())
-	if n == 0 {
-		q.mu.Unlock()
-		return zero, false
-	}
-	v := q.buf[q.head]
-	q.buf[q.head] = zero
-	q.head = (q.head + 1) & (len(q.buf) - 1)
-	q.n.Store(int64(n - 1))
-	q.mu.Unlock()
-	return v, true
+	return v[0], true
 }
 
 // PopBatch removes up to len(dst) of the oldest elements into dst, oldest
@@ -76,7 +106,6 @@ func (q *Injector[T]) Pop() (T, bool) {
 // could start on; share <= 1 means no such limit. The copy happens under the
 // lock; the caller distributes the batch after the lock is released.
 func (q *Injector[T]) PopBatch(dst []T, share int) int {
-	var zero T
 	if q.n.Load() == 0 || len(dst) == 0 {
 		return 0
 	}
@@ -89,47 +118,50 @@ func (q *Injector[T]) PopBatch(dst []T, share int) int {
 	if k > len(dst) {
 		k = len(dst)
 	}
-	m := len(q.buf) - 1
-	for i := 0; i < k; i++ {
-		j := (q.head + i) & m
-		dst[i] = q.buf[j]
-		q.buf[j] = zero
+	var zero T
+	taken := 0
+	for taken < k {
+		s := q.head
+		m := copy(dst[taken:k], s.vals[s.lo:s.hi])
+		for i := s.lo; i < s.lo+m; i++ {
+			s.vals[i] = zero // do not retain taken tasks
+		}
+		s.lo += m
+		taken += m
+		if s.lo == s.hi && (s.hi == segmentSize || s != q.tail) {
+			q.head = s.next
+			if q.head == nil {
+				q.tail = nil
+			}
+			q.recycle(s)
+		}
 	}
-	if k > 0 {
-		q.head = (q.head + k) & m
-		q.n.Store(int64(n - k))
+	if q.head == q.tail && q.head != nil && q.head.lo == q.head.hi {
+		// Drained a partly filled tail: rewind it rather than drop it.
+		q.head.lo, q.head.hi = 0, 0
 	}
+	q.n.Add(int64(-taken))
 	q.mu.Unlock()
-	return k
+	return taken
 }
 
-// Drain removes every element. Used when an executor abandons queued work, so
-// the garbage collector does not keep abandoned tasks alive.
+// recycle keeps a drained segment for reuse. Caller holds mu.
+func (q *Injector[T]) recycle(s *segment[T]) {
+	if len(q.spare) >= maxSpareSegments {
+		return
+	}
+	s.lo, s.hi, s.next = 0, 0, nil
+	q.spare = append(q.spare, s)
+}
+
+// Drain removes every element and releases the segments. Used when an
+// executor abandons queued work, so the garbage collector does not keep
+// abandoned tasks alive. It returns how many elements it dropped.
 func (q *Injector[T]) Drain() int {
 	q.mu.Lock()
 	n := int(q.n.Load())
-	q.buf, q.head = nil, 0
+	q.head, q.tail, q.spare = nil, nil, nil
 	q.n.Store(0)
 	q.mu.Unlock()
 	return n
-}
-
-// grow makes room for need elements. Caller holds mu.
-func (q *Injector[T]) grow(need int) {
-	if need <= len(q.buf) {
-		return
-	}
-	size := 64
-	for size < need {
-		size <<= 1
-	}
-	nb := make([]T, size)
-	n := int(q.n.Load())
-	if len(q.buf) > 0 {
-		m := len(q.buf) - 1
-		for i := 0; i < n; i++ {
-			nb[i] = q.buf[(q.head+i)&m]
-		}
-	}
-	q.buf, q.head = nb, 0
 }

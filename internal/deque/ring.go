@@ -92,6 +92,27 @@ func (r *Ring[T]) Push(v T) bool {
 	return true
 }
 
+// PushBatch adds vs in order at the bottom, as many as fit, with a single
+// publishing store, and returns how many it added. Owner only.
+func (r *Ring[T]) PushBatch(vs []T) int {
+	b := r.bottom.Load()
+	t := r.top.Load()
+	free := uint64(len(r.slots)) - (b - t)
+	n := 0
+	for n < len(vs) && uint64(n) < free {
+		s := &r.slots[(b+uint64(n))&r.mask]
+		if s.seq.Load() != b+uint64(n) {
+			break
+		}
+		s.val = vs[n]
+		n++
+	}
+	if n > 0 {
+		r.bottom.Store(b + uint64(n))
+	}
+	return n
+}
+
 // Pop removes and returns the newest element. Owner only.
 func (r *Ring[T]) Pop() (T, bool) {
 	var zero T
