@@ -91,8 +91,8 @@ type Worker[T any] struct {
 	// running task spawns goes here, invisible to thieves, and inherits the
 	// spawner's in-flight unit when the spawner returns; so a chain of tasks
 	// that each spawn one successor touches no shared memory at all.
-	next    T
-	hasNext bool
+	next       T
+	hasNext    bool
 	hoard      int // ring pushes since this worker last woke a sibling
 	tick       uint32
 	rng        uint64
