@@ -247,8 +247,8 @@ func (p *baselineParser) context(err error) error {
 	if errors.As(err, &syn) {
 		return fmt.Errorf("%w (at byte %d)", err, int64(p.skipped)+syn.Offset)
 	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("truncated JSON (at byte %d): %w", p.offset(), err)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("truncated JSON (at byte %d): %w", p.offset(), io.ErrUnexpectedEOF)
 	}
 	return err
 }

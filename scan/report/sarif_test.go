@@ -216,7 +216,7 @@ func TestSARIFArchiveMemberURINamesTheOutermostArchive(t *testing.T) {
 		{"a.zip!dir/x.env", "a.zip", srcRoot, "dir/x.env"},
 		{"lib/a.tar.gz!inner.zip!x.env", "lib/a.tar.gz", srcRoot, "inner.zip!x.env"},
 		{"Build.JAR!META-INF/key", "Build.JAR", srcRoot, "META-INF/key"},
-		{"wow!.txt", "wow%21.txt", srcRoot, ""},          // '!' in an ordinary name
+		{"wow!.txt", "wow%21.txt", srcRoot, ""},            // '!' in an ordinary name
 		{"bang!dir.zip!x", "bang%21dir.zip", srcRoot, "x"}, // first archive '!' wins
 		{"my dir/key #1.env", "my%20dir/key%20%231.env", srcRoot, ""},
 		{"100%.env", "100%25.env", srcRoot, ""},
