@@ -1,0 +1,76 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// benchFindings returns n distinct findings spread over n/10 files.
+func benchFindings(n int) []Finding {
+	fs := make([]Finding, n)
+	for i := range fs {
+		secret := fmt.Sprintf("AKIA%016d", i)
+		fs[i] = Finding{
+			RuleID: "aws-access-token", Description: "AWS Access Token",
+			File: fmt.Sprintf("src/pkg%03d/config.env", i/10), Line: i%10*7 + 1, Column: 9,
+			EndLine: i%10*7 + 1, EndColumn: 28, Secret: secret, Match: "AWS_KEY=" + secret,
+			Entropy: 3.7, Fingerprint: fmt.Sprintf("src/pkg%03d/config.env:aws-access-token:%d", i/10, i%10*7+1),
+			Tags: []string{"aws", "key"},
+		}
+	}
+	return fs
+}
+
+// BenchmarkWriter measures a whole report of 1000 findings per format,
+// redacted and not; ns/finding is the cost the engine's output goroutine
+// pays per finding.
+func BenchmarkWriter(b *testing.B) {
+	findings := benchFindings(1000)
+	for _, format := range allFormats() {
+		for _, redact := range []int{0, 100} {
+			b.Run(fmt.Sprintf("%s/redact=%d", format, redact), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					w, _ := NewWriter(format, io.Discard, Options{Redact: redact})
+					for _, f := range findings {
+						w.Write(f)
+					}
+					if err := w.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(findings)), "ns/finding")
+			})
+		}
+	}
+}
+
+// BenchmarkBaseline measures loading a 10 000-finding json report and
+// checking findings against it.
+func BenchmarkBaseline(b *testing.B) {
+	findings := benchFindings(10000)
+	report := render(b, FormatJSON, Options{}, findings)
+	b.Run("load", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(report)))
+		for b.Loop() {
+			if _, err := ReadBaseline(strings.NewReader(report)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(findings)), "ns/finding")
+	})
+	b.Run("contains", func(b *testing.B) {
+		base, _ := ReadBaseline(strings.NewReader(report))
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if !base.Contains(findings[i%len(findings)]) {
+				b.Fatal("missing")
+			}
+			i++
+		}
+	})
+}

@@ -1,0 +1,132 @@
+package report_test
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spindle-go/spindle/scan/report"
+)
+
+var exampleFindings = []report.Finding{
+	{
+		RuleID: "aws-access-token", Description: "AWS Access Token",
+		File: "config/app.env", Line: 3, Column: 9, EndLine: 3, EndColumn: 28,
+		Secret: "AKIAZ7QKXW3VUMPLR2TD", Match: "AWS_KEY=AKIAZ7QKXW3VUMPLR2TD",
+		Fingerprint: "config/app.env:aws-access-token:3", Tags: []string{"aws"},
+	},
+	{
+		RuleID: "generic-api-key", Description: "Generic API Key",
+		File: "dist/bundle.zip!conf/x.env", Line: 7, Column: 10, EndLine: 7, EndColumn: 29,
+		Secret: "q8Vn3kT0pLx9Wz2Rb6Yc", Match: "api_key=\"q8Vn3kT0pLx9Wz2Rb6Yc\"",
+		Fingerprint: "dist/bundle.zip!conf/x.env:generic-api-key:7",
+	},
+}
+
+// The text format groups findings by file; --redact=50 keeps half of each
+// secret.
+func ExampleNewWriter() {
+	w, err := report.NewWriter(report.FormatText, os.Stdout, report.Options{Redact: 50})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range exampleFindings {
+		if err := w.Write(f); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// config/app.env
+	//   3:9  aws-access-token  AKIAZ7QKXW...
+	//
+	// dist/bundle.zip!conf/x.env
+	//   7:10  generic-api-key  q8Vn3kT0pL...
+}
+
+// jsonl writes one finding per line as soon as it is written.
+func ExampleNewWriter_jsonl() {
+	w, _ := report.NewWriter(report.FormatJSONL, os.Stdout, report.Options{Redact: 100})
+	w.Write(exampleFindings[0])
+	w.Close()
+	// Output:
+	// {"rule_id":"aws-access-token","description":"AWS Access Token","file":"config/app.env","line":3,"column":9,"end_line":3,"end_column":28,"secret":"REDACTED","match":"AWS_KEY=REDACTED","entropy":0,"fingerprint":"config/app.env:aws-access-token:3","tags":["aws"]}
+}
+
+// An empty json report is still a JSON array.
+func ExampleNewWriter_emptyJSON() {
+	w, _ := report.NewWriter(report.FormatJSON, os.Stdout, report.Options{})
+	w.Close()
+	// Output:
+	// []
+}
+
+func ExampleParseFormat() {
+	f, err := report.ParseFormat("SARIF")
+	fmt.Println(f, err)
+	_, err = report.ParseFormat("xml")
+	fmt.Println(err)
+	// Output:
+	// sarif <nil>
+	// report: unknown report format "xml" (valid: text, json, jsonl, sarif, csv)
+}
+
+func ExampleFormats() {
+	fmt.Println(strings.Join(report.Formats(), "|"))
+	// Output:
+	// text|json|jsonl|sarif|csv
+}
+
+func ExampleRedact() {
+	f := exampleFindings[0]
+	for _, pct := range []int{0, 50, 100} {
+		r := report.Redact(f, pct)
+		fmt.Printf("%3d%%  %s\n", pct, r.Match)
+	}
+	// Output:
+	//   0%  AWS_KEY=AKIAZ7QKXW3VUMPLR2TD
+	//  50%  AWS_KEY=AKIAZ7QKXW...
+	// 100%  AWS_KEY=REDACTED
+}
+
+// A baseline is a previous json report. The same secret, in the same file
+// and under the same rule, is known even after it moved down the file.
+func ExampleBaseline_Contains() {
+	previous := `[{"rule_id": "aws-access-token", "file": "config/app.env", "line": 3,
+	               "secret": "AKIAZ7QKXW3VUMPLR2TD"}]`
+	baseline, err := report.ReadBaseline(strings.NewReader(previous))
+	if err != nil {
+		log.Fatal(err)
+	}
+	moved := exampleFindings[0]
+	moved.Line = 10
+	fmt.Println(baseline.Contains(moved))
+	fmt.Println(baseline.Contains(exampleFindings[1]))
+	// Output:
+	// true
+	// false
+}
+
+func ExampleLoadBaseline() {
+	_, err := report.LoadBaseline("testdata/no-such-report.json")
+	fmt.Println(err)
+	// Output:
+	// report: baseline: open testdata/no-such-report.json: no such file or directory
+}
+
+func ExampleSummary_WriteText() {
+	s := report.Summary{
+		Files: 48210, Bytes: 3 << 30, Duration: 3200 * time.Millisecond,
+		Findings: 2, Warnings: 1,
+		Skipped: map[string]int64{"binary": 310, "too large": 2},
+	}
+	s.WriteText(os.Stdout)
+	// Output:
+	// scanned 48210 files, 3.0 GiB in 3.2s (960 MiB/s)
+	// 2 findings, 1 warning
+	// skipped: 310 binary, 2 too large
+}
