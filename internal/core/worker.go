@@ -93,6 +93,11 @@ type Worker[T any] struct {
 	// that each spawn one successor touches no shared memory at all.
 	next       T
 	hasNext    bool
+	// claimed holds tasks taken from the own ring in one PopBatch (one fence
+	// for up to maxClaim tasks instead of one each), run newest first. They
+	// are private, so a claim never takes more than half the ring.
+	claimed    [maxClaim]T
+	cpos, cend int
 	hoard      int // ring pushes since this worker last woke a sibling
 	tick       uint32
 	rng        uint64
@@ -211,13 +216,32 @@ func (w *Worker[T]) pop() (t T, src Source, victim int, ok bool) {
 		w.C.LocalPops++
 		return t, FromNext, -1, true
 	}
+	if w.cpos < w.cend {
+		var zero T
+		t = w.claimed[w.cpos]
+		w.claimed[w.cpos] = zero
+		w.cpos++
+		w.C.LocalPops++
+		return t, FromLocal, -1, true
+	}
 	w.tick++
 	if w.tick%fairnessTick == 0 {
 		if t, ok = w.popInjector(); ok {
 			return t, FromInjector, -1, true
 		}
 	}
-	if t, ok = w.ring.Pop(); ok {
+	k := (w.ring.Len() + 1) / 2
+	if k > maxClaim {
+		k = maxClaim
+	}
+	if k < 1 {
+		k = 1
+	}
+	if n := w.ring.PopBatch(w.claimed[:k]); n > 0 {
+		var zero T
+		t = w.claimed[0]
+		w.claimed[0] = zero
+		w.cpos, w.cend = 1, n
 		w.C.LocalPops++
 		return t, FromLocal, -1, true
 	}
@@ -364,6 +388,9 @@ func (w *Worker[T]) Step(run func(T), idle IdlePolicy) Result {
 	return Result{Kind: Ran, Source: src, Victim: victim}
 }
 
+// maxClaim bounds how many tasks a worker takes from its own ring at once.
+const maxClaim = 8
+
 // maxOwed bounds how many completions a worker holds back from the state word.
 const maxOwed = 64
 
@@ -474,5 +501,5 @@ func (w *Worker[T]) PendingLocal() int {
 	if w.ring != nil {
 		n += w.ring.Len()
 	}
-	return n
+	return n + w.cend - w.cpos
 }

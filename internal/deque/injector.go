@@ -1,6 +1,7 @@
 package deque
 
 import (
+	"reflect"
 	"sync"
 	"sync/atomic"
 )
@@ -80,7 +81,7 @@ func (q *Injector[T]) tailWithRoom() *segment[T] {
 		s = q.spare[k-1]
 		q.spare = q.spare[:k-1]
 	} else {
-		s = new(segment[T])
+		s = newSegment[T]()
 	}
 	if q.tail == nil {
 		q.head = s
@@ -147,12 +148,35 @@ func (q *Injector[T]) PopBatch(dst []T, share int) int {
 
 // recycle keeps a drained segment for reuse. Caller holds mu.
 func (q *Injector[T]) recycle(s *segment[T]) {
+	s.lo, s.hi, s.next = 0, 0, nil
 	if len(q.spare) >= maxSpareSegments {
+		freeSegment(s)
 		return
 	}
-	s.lo, s.hi, s.next = 0, 0, nil
 	q.spare = append(q.spare, s)
 }
+
+// segmentPools holds one sync.Pool of drained segments per task type, shared
+// by every injector of that type. A burst that queues a million tasks needs a
+// thousand segments; pooling them means the next burst, or the next executor,
+// reuses them instead of allocating megabytes and waking the garbage
+// collector. sync.Pool lets the GC reclaim them when they go unused.
+var segmentPools sync.Map // reflect.Type -> *sync.Pool
+
+func poolFor[T any]() *sync.Pool {
+	key := reflect.TypeFor[T]()
+	if p, ok := segmentPools.Load(key); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := segmentPools.LoadOrStore(key, &sync.Pool{New: func() any { return new(segment[T]) }})
+	return p.(*sync.Pool)
+}
+
+func newSegment[T any]() *segment[T] { return poolFor[T]().Get().(*segment[T]) }
+
+// freeSegment returns a drained segment (every slot already zeroed) to the
+// shared pool.
+func freeSegment[T any](s *segment[T]) { poolFor[T]().Put(s) }
 
 // Drain removes every element and releases the segments. Used when an
 // executor abandons queued work, so the garbage collector does not keep

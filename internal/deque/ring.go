@@ -150,6 +150,62 @@ func (r *Ring[T]) Pop() (T, bool) {
 	return v, true
 }
 
+// PopBatch removes up to len(dst) of the newest elements into dst, newest
+// first, and returns how many it took. It costs one fence for the whole batch
+// where Pop costs one per element; the price is that the taken elements are no
+// longer stealable, so callers keep batches small. Owner only.
+//
+// Moving bottom down by k claims positions [b-k, b). A thief that loaded the
+// old bottom can still claim position top, and only that one, so: if top is
+// below the new bottom the batch is ours outright; otherwise everything above
+// top is ours and position top is raced for with a CAS, as Pop does for the
+// last element.
+func (r *Ring[T]) PopBatch(dst []T) int {
+	var zero T
+	b := r.bottom.Load()
+	t := r.top.Load()
+	if b == t || len(dst) == 0 {
+		return 0
+	}
+	k := uint64(len(dst))
+	if size := b - t; k > size {
+		k = size
+	}
+	nb := b - k
+	r.bottom.Store(nb)
+	t = r.top.Load()
+	if t < nb {
+		n := 0
+		for p := b; p > nb; p-- {
+			s := &r.slots[(p-1)&r.mask]
+			dst[n] = s.val
+			s.val = zero
+			n++
+		}
+		return n // positions go back to the owner: seqs unchanged
+	}
+	if t >= b {
+		r.bottom.Store(t) // thieves took everything
+		return 0
+	}
+	n := 0
+	for p := b - 1; p > t; p-- {
+		s := &r.slots[p&r.mask]
+		dst[n] = s.val
+		s.val = zero
+		n++
+	}
+	if r.top.CompareAndSwap(t, t+1) {
+		s := &r.slots[t&r.mask]
+		dst[n] = s.val
+		s.val = zero
+		s.seq.Store(t + uint64(len(r.slots)))
+		n++
+	}
+	r.bottom.Store(t + 1)
+	return n
+}
+
 // Steal removes and returns the oldest element. Safe from any goroutine,
 // including the owner's (a spill steals from its own ring).
 func (r *Ring[T]) Steal() (T, bool) {
