@@ -91,8 +91,8 @@ type Worker[T any] struct {
 	// running task spawns goes here, invisible to thieves, and inherits the
 	// spawner's in-flight unit when the spawner returns; so a chain of tasks
 	// that each spawn one successor touches no shared memory at all.
-	next       T
-	hasNext    bool
+	next    T
+	hasNext bool
 	// claimed holds tasks taken from the own ring in one PopBatch (one fence
 	// for up to maxClaim tasks instead of one each), run newest first. They
 	// are private, so a claim never takes more than half the ring.
