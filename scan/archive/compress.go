@@ -1,0 +1,96 @@
+package archive
+
+import (
+	"bufio"
+	"compress/bzip2"
+	"errors"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// walkCompressed decodes a single compressed stream (gzip, bzip2, xz,
+// zstd). Its content is either a tar, walked as part of this same level
+// (x.tar.gz is one archive, as its name says), or one member that keeps the
+// stream's own name: notes.txt.gz holds "notes.txt.gz", and an archive in
+// it ("x.zip.gz") is opened one level down with its members named
+// "x.zip.gz!member".
+func (w *walker) walkCompressed(l *level, f Format, src *bufio.Reader) error {
+	if err := w.countEntry(l); err != nil {
+		return err
+	}
+	in := &countReader{r: src}
+	dec, closeDec, err := newDecoder(f, in, w.lim.MaxWindow)
+	if err != nil {
+		if isWindowError(err) {
+			return w.tripBudget(l.index, BudgetWindow, w.lim.MaxWindow)
+		}
+		return &FormatError{Name: l.name, Err: err}
+	}
+	defer closeDec()
+	rr := &ratioReader{w: w, l: l, r: dec, in: in}
+	br := w.getBuf(rr)
+	defer w.putBuf(br)
+	head, _ := br.Peek(HeadLen)
+	if err := w.stopped(); err != nil {
+		return err
+	}
+	if Detect(head) == Tar {
+		return w.walkTar(l, br)
+	}
+	path := append([]string(nil), l.path...) // the stream's own name; visit may keep it
+	mr := w.member(l, path, br)
+	return w.stream(path, mr, nil, -1, mr)
+}
+
+// newDecoder returns a decoder for the stream of format f read from in, and
+// a function that releases it. Decoders that would allocate a history
+// buffer larger than maxWindow refuse with an error isWindowError knows.
+func newDecoder(f Format, in *countReader, maxWindow int64) (io.Reader, func(), error) {
+	switch f {
+	case Gzip:
+		z, err := gzip.NewReader(in) // multistream: concatenated members are one stream
+		if err != nil {
+			return nil, nil, err
+		}
+		return z, func() { z.Close() }, nil
+	case Bzip2:
+		return bzip2.NewReader(in), func() {}, nil
+	case Xz:
+		x, err := newXzReader(in, maxWindow)
+		if err != nil {
+			return nil, nil, err
+		}
+		return x, func() {}, nil
+	case Zstd:
+		z, err := newZstd(in, maxWindow)
+		if err != nil {
+			return nil, nil, err
+		}
+		return z, z.Close, nil
+	}
+	return nil, nil, errors.New("no decoder for " + f.String())
+}
+
+// zstdMaxWindow is the largest window klauspost/compress accepts to set.
+const zstdMaxWindow = 1<<41 + 7<<38
+
+// newZstd returns a zstd decoder that decodes on the calling goroutine
+// (concurrency 1 starts no goroutines, so nothing can leak) and refuses
+// frames whose window exceeds maxWindow.
+func newZstd(in io.Reader, maxWindow int64) (*zstd.Decoder, error) {
+	win := uint64(max(min(maxWindow, zstdMaxWindow), zstd.MinWindowSize))
+	return zstd.NewReader(in,
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(win),
+		zstd.WithDecoderMaxMemory(win))
+}
+
+// isWindowError reports whether a decoder refused a stream for the memory
+// its window or dictionary would take.
+func isWindowError(err error) bool {
+	var xe *xzWindowError
+	return errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.As(err, &xe)
+}

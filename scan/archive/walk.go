@@ -1,0 +1,395 @@
+package archive
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Member is one file found inside an archive, as visit sees it.
+type Member struct {
+	// Name is the member's full name: Path joined with "!", such as
+	// "a.tar.gz!inner.zip!x.env". A compressed stream that holds a
+	// plain file keeps the stream's own name ("notes.txt.gz").
+	Name string
+	// Path is the nesting chain: the outermost archive's name, each
+	// nested archive's member name, and the member's own name, all
+	// literal as the archives record them (never cleaned: a tar member
+	// "../../etc/passwd" is reported as exactly that). visit may keep it.
+	Path []string
+	// Size is the size the archive declares, or -1 when it declares none
+	// (a compressed stream). It is a claim, not a promise: the bytes
+	// visit reads are what counts, and the budgets apply to those.
+	Size int64
+	// Depth is how many archive levels enclose the member: 0 for an input
+	// that is not an archive, 1 for a member of a top-level archive.
+	Depth int
+}
+
+// VisitFunc receives each member that is not itself an archive opened by
+// the walk. r streams the member's content and is valid only until visit
+// returns; nothing needs to be read, and stopping early is fine. An error
+// from r should be returned wrapped (%w) or not at all: Walk knows the
+// errors its own readers return and treats them as warnings or budget
+// hits; any other error from visit ends the walk and is returned by Walk.
+type VisitFunc func(m Member, r io.Reader) error
+
+// WarnFunc receives the warnings of a walk: *BudgetError and *FormatError
+// values. It is called on the walking goroutine.
+type WarnFunc func(err error)
+
+// Root holds the budgets of one scan root: its Limits, and the decoded
+// bytes its walks have produced so far, counted against MaxRootBytes.
+// Create one per root and pass every archive of that root through its
+// Walk. A Root is safe for concurrent use by several walks.
+type Root struct {
+	lim Limits // normalized: no zero or negative fields but MaxDepth
+	// used counts decoded bytes of all walks through this Root. It only
+	// grows; a walk that pushes it past lim.MaxRootBytes stops, and later
+	// walks refuse to open archives.
+	used atomic.Int64
+}
+
+// NewRoot returns a Root that walks archives under lim.
+func NewRoot(lim Limits) *Root { return &Root{lim: lim.normalize()} }
+
+// Used returns the decoded bytes counted against MaxRootBytes so far.
+func (rt *Root) Used() int64 { return rt.used.Load() }
+
+// Walk is NewRoot(lim).Walk: a walk with a root budget of its own.
+func Walk(ctx context.Context, name string, r io.Reader, size int64, lim Limits, visit VisitFunc, warn WarnFunc) error {
+	return NewRoot(lim).Walk(ctx, name, r, size, visit, warn)
+}
+
+// Walk reads the file named name from r and calls visit for every member
+// that is not itself an archive, opening nested archives up to MaxDepth
+// levels. An input that is not an archive, or any input when MaxDepth is 0,
+// is handed to visit whole as one member named name.
+//
+// size is r's length, or -1 if unknown. If r is an io.ReaderAt and size is
+// known, a zip is read in place with ReadAt from offset 0; otherwise, and
+// for every nested zip, the zip is first spooled (see Limits.SpoolMemory).
+// Other formats are streamed: no member is ever held whole.
+//
+// Budget hits, encrypted or unsupported members and corrupt data go to warn
+// (nil discards them) and the walk goes on. Walk returns an error only when
+// ctx is done (ctx.Err()), when a budget is hit under FailOnBudget (a
+// *BudgetError), or when visit returns an error of its own.
+func (rt *Root) Walk(ctx context.Context, name string, r io.Reader, size int64, visit VisitFunc, warn WarnFunc) error {
+	if warn == nil {
+		warn = func(error) {}
+	}
+	w := &walker{ctx: ctx, root: rt, lim: &rt.lim, visit: visit, warn: warn}
+	path := []string{name}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if rt.lim.MaxDepth == 0 {
+		return w.leaf(path, r, size, nil)
+	}
+	var ra io.ReaderAt
+	if a, ok := r.(io.ReaderAt); ok && size >= 0 {
+		ra = a
+	}
+	return w.finish(w.stream(path, r, ra, size, nil))
+}
+
+// bufSize is the buffer in front of every stream: at least HeadLen for
+// sniffing, large enough that file reads are not syscall-bound.
+const bufSize = 32 << 10
+
+// walker is the state of one Walk. It is used by one goroutine only.
+//
+// Stopping works through two sticky fields rather than through the errors
+// that travel up the call chain, because those errors pass through code
+// that is not ours (decoders, archive/tar, visit) and may be wrapped,
+// replaced or swallowed on the way. A reader that must stop sets a field
+// and returns its error; every level, on its way back, looks at the fields
+// and not at what it was handed.
+type walker struct {
+	ctx   context.Context
+	root  *Root
+	lim   *Limits
+	visit VisitFunc
+	warn  WarnFunc
+
+	// levels are the archives open now, outermost first. The depth of a
+	// stream being looked at is len(levels).
+	levels []*level
+
+	// fatal, once set, ends the walk: ctx is done, a budget was hit under
+	// FailOnBudget, or visit returned an error of its own. Walk returns it.
+	fatal error
+
+	// trip is a budget hit waiting to be settled by the archive it
+	// belongs to, levels[tripAt] (tripAt -1: the root budget, which ends
+	// the whole walk). Until then every reader returns it, so the levels
+	// inside unwind; the level itself reports it and goes back to its
+	// parent, which carries on with its next member.
+	trip   *BudgetError
+	tripAt int
+
+	bufs []*bufio.Reader // free list: nesting is LIFO, so a stack suffices
+}
+
+// level is one open archive.
+type level struct {
+	index    int       // position in walker.levels
+	name     string    // full name, path joined with "!"
+	path     []string  // this archive's nesting chain
+	entries  int       // headers seen, skipped ones included
+	bytes    int64     // decoded member bytes produced
+	deadline time.Time // zero: no time budget
+	zip      *zipDecoders
+}
+
+func (w *walker) push(path []string) *level {
+	l := &level{index: len(w.levels), name: strings.Join(path, "!"), path: path}
+	if d := w.lim.MaxDuration; d < math.MaxInt64 {
+		l.deadline = time.Now().Add(d)
+	}
+	w.levels = append(w.levels, l)
+	return l
+}
+
+func (w *walker) pop(l *level) {
+	if l.zip != nil {
+		l.zip.close()
+	}
+	w.levels[l.index] = nil
+	w.levels = w.levels[:l.index]
+}
+
+// tripBudget records a budget hit on the archive at levels[at] (-1: the
+// root) and returns the error every reader now returns. An outer hit
+// replaces an inner one: the outer archive's rest, inner included, is
+// skipped anyway.
+func (w *walker) tripBudget(at int, b Budget, limit int64) error {
+	if w.trip == nil || at < w.tripAt {
+		name := ""
+		switch {
+		case at >= 0:
+			name = w.levels[at].name
+		case len(w.levels) > 0:
+			name = w.levels[0].name
+		}
+		w.trip, w.tripAt = &BudgetError{Archive: name, Budget: b, Limit: limit}, at
+	}
+	return w.trip
+}
+
+// stopped returns the error that stops all reading, if any.
+func (w *walker) stopped() error {
+	if w.fatal != nil {
+		return w.fatal
+	}
+	if w.trip != nil {
+		return w.trip
+	}
+	return nil
+}
+
+// check is stopped plus the clocks: ctx and each open archive's deadline.
+// Readers call it on every Read, loops on every entry; the cost is a
+// time.Now and an atomic load.
+func (w *walker) check() error {
+	if err := w.stopped(); err != nil {
+		return err
+	}
+	if err := w.ctx.Err(); err != nil {
+		w.fatal = err
+		return err
+	}
+	if len(w.levels) > 0 {
+		now := time.Now()
+		for _, l := range w.levels {
+			if !l.deadline.IsZero() && now.After(l.deadline) {
+				return w.tripBudget(l.index, BudgetDuration, int64(w.lim.MaxDuration))
+			}
+		}
+	}
+	return nil
+}
+
+// budget reports a budget hit that has been settled: a warning, or under
+// FailOnBudget the end of the walk.
+func (w *walker) budget(e *BudgetError) error {
+	if w.lim.FailOnBudget {
+		w.fatal = e
+		return e
+	}
+	w.warn(e)
+	return nil
+}
+
+// errWarned tells a level that its body stopped for a reason already
+// reported, such as a broken stream a nested level has warned about.
+var errWarned = errors.New("archive: already reported")
+
+// settle turns what ended an archive's body into what its parent sees: nil
+// to go on with the parent's next member, or an error to unwind further.
+func (w *walker) settle(l *level, err error) error {
+	if w.fatal != nil {
+		return w.fatal
+	}
+	if w.trip != nil {
+		if w.tripAt < l.index {
+			return w.trip // an enclosing archive (or the root) is over budget
+		}
+		t := w.trip
+		w.trip = nil
+		return w.budget(t)
+	}
+	if err == nil || err == errWarned {
+		return nil
+	}
+	var fe *FormatError
+	if !errors.As(err, &fe) {
+		fe = &FormatError{Name: l.name, Err: err}
+	}
+	w.warn(fe)
+	return nil
+}
+
+// finish settles what is left when the outermost stream is done.
+func (w *walker) finish(err error) error {
+	if w.fatal != nil {
+		return w.fatal
+	}
+	if w.trip != nil { // only the root budget can be left unsettled
+		t := w.trip
+		w.trip = nil
+		return w.budget(t)
+	}
+	if err == nil || err == errWarned {
+		return nil
+	}
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		w.warn(fe)
+		return nil
+	}
+	return err
+}
+
+func (w *walker) getBuf(r io.Reader) *bufio.Reader {
+	if n := len(w.bufs); n > 0 {
+		b := w.bufs[n-1]
+		w.bufs = w.bufs[:n-1]
+		b.Reset(r)
+		return b
+	}
+	// NewReaderSize would hand back r itself if r were a large enough
+	// *bufio.Reader; the free list must only ever hold buffers of ours.
+	b := bufio.NewReaderSize(nil, bufSize)
+	b.Reset(r)
+	return b
+}
+
+func (w *walker) putBuf(b *bufio.Reader) {
+	b.Reset(nil)
+	w.bufs = append(w.bufs, b)
+}
+
+// stream looks at one named byte stream at depth len(w.levels): it opens
+// the stream as an archive if the magic says so and the depth budget
+// allows, and hands it to visit otherwise. ra and size, when known, let a
+// zip be read in place. mr is the member reader r reads through, nil for
+// the walk's input.
+//
+// It returns nil to go on, mr's *FormatError when the member's data is
+// broken, or the error that unwinds the walk.
+func (w *walker) stream(path []string, r io.Reader, ra io.ReaderAt, size int64, mr *memberReader) error {
+	br := w.getBuf(r)
+	defer w.putBuf(br)
+	// A short or failing stream still goes on: the bytes that were read are
+	// worth scanning, and mr returns its error again after them.
+	head, _ := br.Peek(HeadLen)
+	if err := w.stopped(); err != nil {
+		return err
+	}
+	f := Detect(head)
+	if f == None {
+		return w.leaf(path, br, size, mr)
+	}
+	if len(w.levels) >= w.lim.MaxDepth {
+		return w.budget(&BudgetError{Archive: strings.Join(path, "!"), Budget: BudgetDepth, Limit: int64(w.lim.MaxDepth)})
+	}
+	if w.root.used.Load() > w.root.lim.MaxRootBytes {
+		if len(w.levels) == 0 {
+			return w.budget(&BudgetError{Archive: path[0], Budget: BudgetRootBytes, Limit: w.lim.MaxRootBytes})
+		}
+		return w.tripBudget(-1, BudgetRootBytes, w.lim.MaxRootBytes)
+	}
+	if f == Zip && ra == nil {
+		limit := int64(-1) // a nested zip: its parent's member budget bounds the spool
+		if len(w.levels) == 0 {
+			limit = w.lim.MaxArchiveBytes
+		}
+		sp, err := w.spool(path, br, limit, mr)
+		if sp != nil {
+			defer sp.remove()
+		}
+		if err != nil {
+			return err
+		}
+		ra, size = sp.ra, sp.size
+	}
+	return w.open(path, f, br, ra, size)
+}
+
+// open walks the archive of format f named by path, read from src (or, for
+// a zip, from ra), as a new level.
+func (w *walker) open(path []string, f Format, src *bufio.Reader, ra io.ReaderAt, size int64) error {
+	l := w.push(path)
+	defer w.pop(l)
+	var err error
+	switch f {
+	case Zip:
+		err = w.walkZip(l, ra, size)
+	case Tar:
+		err = w.walkTar(l, src)
+	default:
+		err = w.walkCompressed(l, f, src)
+	}
+	return w.settle(l, err)
+}
+
+// leaf hands one member to visit and sorts out what came back.
+func (w *walker) leaf(path []string, r io.Reader, size int64, mr *memberReader) error {
+	m := Member{Name: strings.Join(path, "!"), Path: path, Size: size, Depth: len(w.levels)}
+	err := w.visit(m, r)
+	if stop := w.stopped(); stop != nil {
+		return stop
+	}
+	if mr != nil && mr.err != nil && (err == nil || errors.Is(err, mr.err)) {
+		return mr.err
+	}
+	if err != nil {
+		w.fatal = err
+		return err
+	}
+	return nil
+}
+
+// child returns a fresh path for a member of l: visit may keep it.
+func child(l *level, name string) []string {
+	p := make([]string, len(l.path)+1)
+	copy(p, l.path)
+	p[len(l.path)] = name
+	return p
+}
+
+// countEntry counts one header of l against MaxEntries.
+func (w *walker) countEntry(l *level) error {
+	l.entries++
+	if l.entries > w.lim.MaxEntries {
+		return w.tripBudget(l.index, BudgetEntries, int64(w.lim.MaxEntries))
+	}
+	return nil
+}
