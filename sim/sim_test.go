@@ -201,3 +201,16 @@ func TestReplayCases(t *testing.T) {
 		})
 	}
 }
+
+func TestParkProtocolLosesNoWakeupUnderEveryInterleaving(t *testing.T) {
+	n, err := Explore(ParkModel(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("explored only %d interleavings", n)
+	}
+	if _, err := Explore(ParkModel(true)); err == nil {
+		t.Fatal("the model with the re-check before the announcement should lose a wakeup")
+	}
+}
