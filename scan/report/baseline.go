@@ -266,6 +266,10 @@ func (p *baselineParser) entry(b *Baseline, n int) error {
 	if raw == nil {
 		return fmt.Errorf("finding %d: is null, want an object", n)
 	}
+	if _, ok := raw["runs"]; ok && n == 1 {
+		// The likeliest wrong file: the sarif report of the same scan.
+		return errors.New("this is a SARIF log; a baseline is a json report (--format json)")
+	}
 	var rule, file, secret, match string
 	var line int
 	for _, field := range []struct {

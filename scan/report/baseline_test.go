@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // writeBaseline renders findings in format into a temporary file.
@@ -157,6 +160,7 @@ func TestBaselineRejectsMalformedInputWithAClearError(t *testing.T) {
 		{"secret an object", `[{"rule_id":"r","file":"f","secret":{}}]`, `key "secret": got a JSON object`},
 		{"trailing data", `[] []`, "unexpected data after the report"},
 		{"trailing garbage", `[] x`, "invalid character"},
+		{"sarif log", `{"$schema":"x","version":"2.1.0","runs":[]}`, "SARIF log"},
 		{"two arrays in jsonl", `{"rule_id":"r","file":"f"} [1]`, "finding 2: is a JSON array"},
 	}
 	for _, tt := range tests {
@@ -242,4 +246,26 @@ func FuzzReadBaseline(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestBaselineIsSafeForConcurrentReaders(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	findings := sampleFindings()
+	b, err := ReadBaseline(strings.NewReader(render(t, FormatJSON, Options{}, findings)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 1000 {
+				f := findings[(g+i)%len(findings)]
+				if !b.Contains(f) {
+					t.Errorf("goroutine %d: lost %s", g, f.RuleID)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
