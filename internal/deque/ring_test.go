@@ -225,6 +225,55 @@ func TestRingStealHalfTakesCeilHalfCappedByMax(t *testing.T) {
 	}
 }
 
+func TestRingPushBatchAddsWhatFitsInOrder(t *testing.T) {
+	tests := []struct {
+		cap, queued, batch, want int
+	}{
+		{cap: 8, queued: 0, batch: 0, want: 0},
+		{cap: 8, queued: 0, batch: 5, want: 5},
+		{cap: 8, queued: 0, batch: 8, want: 8},
+		{cap: 8, queued: 0, batch: 9, want: 8},
+		{cap: 8, queued: 5, batch: 5, want: 3},
+		{cap: 8, queued: 8, batch: 1, want: 0},
+		{cap: 2, queued: 1, batch: 4, want: 1},
+	}
+	for _, tt := range tests {
+		r := NewRing[int](tt.cap)
+		// Offset the indexes so the batch crosses the end of the slots.
+		for range tt.cap - 1 {
+			r.Push(0)
+			r.Steal()
+		}
+		for v := 1; v <= tt.queued; v++ {
+			r.Push(v)
+		}
+		batch := make([]int, tt.batch)
+		for i := range batch {
+			batch[i] = tt.queued + 1 + i
+		}
+		if n := r.PushBatch(batch); n != tt.want {
+			t.Errorf("cap %d, %d queued: PushBatch(%d values) = %d, want %d", tt.cap, tt.queued, tt.batch, n, tt.want)
+			continue
+		}
+		checkRingAtRest(t, r)
+		var got []int
+		for {
+			v, ok := r.Steal()
+			if !ok {
+				break
+			}
+			got = append(got, v)
+		}
+		want := make([]int, tt.queued+tt.want)
+		for i := range want {
+			want[i] = i + 1
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("cap %d, %d queued: after PushBatch(%d values) the ring holds %v, want %v", tt.cap, tt.queued, tt.batch, got, want)
+		}
+	}
+}
+
 func TestRingWrapsAroundOverManyLaps(t *testing.T) {
 	for _, c := range []int{2, 4, 16} {
 		r := NewRing[int](c)
@@ -255,7 +304,8 @@ func TestRingWrapsAroundOverManyLaps(t *testing.T) {
 // TestRingMatchesSequentialDeque drives a ring from one goroutine with random
 // operations and compares every result with a slice-backed deque. From a single
 // goroutine there is no thief mid-read, so Push must fail exactly when the ring
-// is full, and the at-rest invariants must hold after every step.
+// is full, PushBatch must add exactly what fits, and the at-rest invariants
+// must hold after every step.
 func TestRingMatchesSequentialDeque(t *testing.T) {
 	steps := 20000
 	if testing.Short() {
@@ -267,7 +317,18 @@ func TestRingMatchesSequentialDeque(t *testing.T) {
 		var model []int
 		next := 1
 		for step := range steps {
-			switch op := rng.IntN(10); {
+			switch op := rng.IntN(12); {
+			case op >= 10:
+				batch := make([]int, rng.IntN(c+2))
+				for i := range batch {
+					batch[i] = next + i
+				}
+				want := min(len(batch), c-len(model))
+				if n := r.PushBatch(batch); n != want {
+					t.Fatalf("cap %d step %d: PushBatch(%d values) with %d queued = %d, want %d", c, step, len(batch), len(model), n, want)
+				}
+				model = append(model, batch[:want]...)
+				next += len(batch)
 			case op < 4:
 				ok := r.Push(next)
 				if ok != (len(model) < c) {
@@ -343,12 +404,11 @@ func TestRingConsumedSlotsAreZeroed(t *testing.T) {
 	}
 }
 
-// gcProbe is a task stand-in: a pointerful value big enough to stay out of the
-// tiny allocator, whose blocks can keep unrelated objects alive.
+// gcProbe is a task stand-in, big enough to stay out of the tiny allocator,
+// whose blocks can keep unrelated objects alive.
 type gcProbe struct {
-	id   int
-	next *gcProbe
-	_    [48]byte
+	id int
+	_  [56]byte
 }
 
 // pushProbes pushes n fresh probes and returns weak pointers to them; the
@@ -424,6 +484,9 @@ func TestRingPushWaitsForThiefStillReadingSlot(t *testing.T) {
 		}
 		if r.Push(-1) {
 			t.Fatalf("cap %d: Push overwrote slot 0 while its thief was still reading it", c)
+		}
+		if n := r.PushBatch([]int{-1, -2}); n != 0 {
+			t.Fatalf("cap %d: PushBatch wrote %d values past the slot a thief was still reading", c, n)
 		}
 		if got := r.slots[0].val; got != 1 {
 			t.Fatalf("cap %d: slot 0 = %d under the stalled thief, want 1", c, got)
