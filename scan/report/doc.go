@@ -47,8 +47,9 @@
 // is known when the baseline has the same rule, file and secret; lines are
 // ignored so that edits above a secret do not resurface it. gitleaks compares
 // every field, lines included; see Baseline for the trade-off and for how
-// redacted baselines are matched. The parser streams and reads untrusted
-// input; it is fuzzed (FuzzReadBaseline).
+// redacted baselines are matched. The parser streams, reads untrusted input,
+// never quotes a value from it in an error (a baseline holds secrets), and is
+// fuzzed against encoding/json as an oracle (FuzzReadBaseline).
 //
 // # SARIF and archive members
 //
@@ -69,5 +70,7 @@
 // escapes (invalid UTF-8 becomes U+FFFD, as encoding/json does); csv writes
 // them exactly, quoted. csv does not defuse spreadsheet formulas: a field
 // starting with '=' is written as found, because changing it would change
-// the secret.
+// the secret. FuzzWriters checks these properties on arbitrary findings: the
+// machine formats parse back to the finding, text carries no control
+// character, and a report redacted at 100 does not contain the secret.
 package report

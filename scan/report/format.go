@@ -55,9 +55,10 @@ func ParseFormat(s string) (Format, error) {
 // Options tune a writer. The zero value writes unredacted, uncoloured output
 // with the tool named "spindle".
 type Options struct {
-	// Redact hides secrets: 0 leaves them, 1..99 keeps that share of each
-	// secret's leading characters hidden (see Redact), 100 replaces each
-	// secret with "REDACTED". Every format honours it.
+	// Redact is the percentage of each secret hidden: 0 leaves secrets as
+	// they are, 1..99 keeps the leading (100−Redact)% of each secret and
+	// appends "..." (see Redact), 100 replaces each secret with "REDACTED".
+	// Every format honours it.
 	Redact int
 
 	// Color turns on ANSI colour in the text format. The command sets it only
