@@ -17,9 +17,6 @@ import (
 // it ("x.zip.gz") is opened one level down with its members named
 // "x.zip.gz!member".
 func (w *walker) walkCompressed(l *level, f Format, src *bufio.Reader) error {
-	if err := w.countEntry(l); err != nil {
-		return err
-	}
 	in := &countReader{r: src}
 	dec, closeDec, err := newDecoder(f, in, w.lim.MaxWindow)
 	if err != nil {
@@ -37,7 +34,21 @@ func (w *walker) walkCompressed(l *level, f Format, src *bufio.Reader) error {
 		return err
 	}
 	if Detect(head) == Tar {
-		return w.walkTar(l, br)
+		if err := w.walkTar(l, br); err != nil {
+			return err
+		}
+		// Read on past the tar's end blocks to the stream's own end, so
+		// that its trailer is checked: a truncated or corrupt x.tar.gz is
+		// reported even when every member came out whole. The ratio meter
+		// and the clocks still apply to whatever follows.
+		_, err := io.Copy(io.Discard, br)
+		if stop := w.stopped(); stop != nil {
+			return stop
+		}
+		return err
+	}
+	if err := w.countEntry(l); err != nil { // the stream's one member
+		return err
 	}
 	path := append([]string(nil), l.path...) // the stream's own name; visit may keep it
 	mr := w.member(l, path, br)

@@ -31,12 +31,6 @@ func (f Format) String() string {
 	return "format(" + strconv.Itoa(int(f)) + ")"
 }
 
-// compressed reports whether f is a single compressed stream (one member,
-// no names of its own) rather than a container of named members.
-func (f Format) compressed() bool {
-	return f == Gzip || f == Bzip2 || f == Xz || f == Zstd
-}
-
 // HeadLen is how many leading bytes Detect needs to recognise every format:
 // a tar header is one 512-byte block. Fewer bytes are fine for a short file.
 const HeadLen = 512

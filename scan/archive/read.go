@@ -44,19 +44,29 @@ func (c *countReader) ReadByte() (byte, error) {
 // MaxRatio bytes out per compressed byte in is a bomb, and the archive the
 // decoder belongs to is over budget. It also turns a decoder's refusal of
 // an oversized window into the window budget.
+//
+// Its errors are sticky: once the decoder has failed, or ended, so has the
+// stream. A decoder asked again after an error may carry on as if nothing
+// happened (zstd does, past a truncated checksum), and a bufio.Reader's
+// Peek swallows the error it hits, so the next Read must see it again.
 type ratioReader struct {
 	w   *walker
 	l   *level
 	r   io.Reader // the decoder
 	in  *countReader
 	out int64
+	err error
 }
 
 func (rr *ratioReader) Read(p []byte) (int, error) {
 	if err := rr.w.check(); err != nil {
 		return 0, err
 	}
+	if rr.err != nil {
+		return 0, rr.err
+	}
 	n, err := rr.r.Read(p)
+	rr.err = err
 	rr.out += int64(n)
 	if rr.out > ratioGrace && float64(rr.out) > rr.w.lim.MaxRatio*float64(rr.in.n) {
 		return n, rr.w.tripBudget(rr.l.index, BudgetRatio, int64(rr.w.lim.MaxRatio))

@@ -309,11 +309,16 @@ func (w *walker) stream(path []string, r io.Reader, ra io.ReaderAt, size int64, 
 	defer w.putBuf(br)
 	// A short or failing stream still goes on: the bytes that were read are
 	// worth scanning, and mr returns its error again after them.
+	// Likewise a member cut short by a budget is still visited with what
+	// the budget let through, and its reader then reports the hit.
 	head, _ := br.Peek(HeadLen)
-	if err := w.stopped(); err != nil {
-		return err
+	if w.fatal != nil {
+		return w.fatal
 	}
 	f := Detect(head)
+	if w.trip != nil && (f != None || len(head) == 0) {
+		return w.trip
+	}
 	if f == None {
 		return w.leaf(path, br, size, mr)
 	}

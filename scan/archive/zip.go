@@ -59,6 +59,11 @@ type zipDir struct {
 	dirOff int64 // absolute start of the central directory
 	dirEnd int64 // absolute end: where the end-of-directory records start
 	count  uint64
+	// trailing counts bytes after the end record and its comment: data
+	// appended to the zip, or a zip cut short whose last end record is
+	// that of a zip stored inside it. Either way the walk goes on, with a
+	// warning.
+	trailing int64
 }
 
 // zipEntry is one central directory record, the fields that matter here.
@@ -86,7 +91,7 @@ func readZipDir(ra io.ReaderAt, size int64) (*zipDir, error) {
 	if _, err := ra.ReadAt(buf, size-n); err != nil && err != io.EOF {
 		return nil, err
 	}
-	i := lastEndRecord(buf)
+	i, exact := lastEndRecord(buf)
 	if i < 0 {
 		return nil, errZip("no end of central directory (truncated?)")
 	}
@@ -110,18 +115,32 @@ func readZipDir(ra io.ReaderAt, size int64) (*zipDir, error) {
 	if base > 0 && sigAt(ra, int64(dirOff)) == zipCentralSig {
 		base = 0 // some writers record a wrong size; trust the offset when it points at a record
 	}
-	return &zipDir{ra: ra, size: size, base: base, dirOff: base + int64(dirOff), dirEnd: endAt, count: count}, nil
+	d := &zipDir{ra: ra, size: size, base: base, dirOff: base + int64(dirOff), dirEnd: endAt, count: count}
+	if !exact {
+		d.trailing = size - (size - n + int64(i) + zipEndLen + int64(le.Uint16(end[20:])))
+	}
+	return d, nil
 }
 
-// lastEndRecord returns the offset in b of the last end-of-directory
-// signature whose comment fits in b, or -1.
-func lastEndRecord(b []byte) int {
+// lastEndRecord returns the offset in b of the end-of-directory record: the
+// last one whose comment ends exactly at the end of b, or failing that the
+// last one whose comment fits (exact false), or -1. The exact match is
+// preferred because a zip cut short, or one stored inside another, can
+// leave an inner zip's end record as the last signature in the file.
+func lastEndRecord(b []byte) (i int, exact bool) {
+	fits := -1
 	for i := len(b) - zipEndLen; i >= 0; i-- {
-		if le.Uint32(b[i:]) == zipEndSig && i+zipEndLen+int(le.Uint16(b[i+20:])) <= len(b) {
-			return i
+		if le.Uint32(b[i:]) != zipEndSig {
+			continue
+		}
+		switch end := i + zipEndLen + int(le.Uint16(b[i+20:])); {
+		case end == len(b):
+			return i, true
+		case end < len(b) && fits < 0:
+			fits = i
 		}
 	}
-	return -1
+	return fits, false
 }
 
 // readZip64End reads the zip64 locator just before the end record at endAt
@@ -268,6 +287,9 @@ func (w *walker) walkZip(l *level, ra io.ReaderAt, size int64) error {
 	d, err := readZipDir(ra, size)
 	if err != nil {
 		return &FormatError{Name: l.name, Err: err}
+	}
+	if d.trailing > 0 {
+		w.warn(&FormatError{Name: l.name, Err: fmt.Errorf("zip: %d bytes after the end of central directory (truncated, or data appended)", d.trailing)})
 	}
 	l.zip = &zipDecoders{src: bufio.NewReaderSize(nil, bufSize)}
 	it := d.iter()
