@@ -38,11 +38,12 @@ func report(errs chan<- error, err error) {
 	}
 }
 
-// TestRingStressEveryElementTakenOnce has an owner push 1..n with pops mixed
-// in while thieves Steal and StealHalf, and checks that every value comes out
-// exactly once. Each thief must also see strictly increasing values: positions
-// are taken from the top in increasing order, and a position's current value
-// was written after that of every position below it.
+// TestRingStressEveryElementTakenOnce has an owner push 1..n (singly and in
+// batches) with pops and self-steals mixed in while thieves Steal and
+// StealHalf, and checks that every value comes out exactly once. Each stealer
+// must also see strictly increasing values: positions are taken from the top
+// in increasing order, and a position's current value was written after that
+// of every position below it.
 func TestRingStressEveryElementTakenOnce(t *testing.T) {
 	n := 300_000
 	if testing.Short() {
@@ -91,21 +92,44 @@ func TestRingStressEveryElementTakenOnce(t *testing.T) {
 					}()
 				}
 
+				// The owner pushes singly and in batches, pops, and now and
+				// then spills half its ring by stealing from itself, as a
+				// worker whose ring is full does.
 				rng := rand.New(rand.NewPCG(uint64(c), 0))
-				var popped []int
+				var popped, spilled []int
+				lastSpilled := 0
 				pop := func() {
 					if v, ok := r.Pop(); ok {
 						popped = append(popped, v)
 					}
 				}
-				for v := 1; v <= n; v++ {
-					// A refused Push means full, or a thief still reading the
-					// slot a lap back; either way make room or give it time.
-					for !r.Push(v) {
-						if rng.IntN(2) == 0 {
-							pop()
-						} else {
+				spill := func(v int) {
+					if v <= lastSpilled {
+						report(errs, fmt.Errorf("owner spilled %d after %d", v, lastSpilled))
+					}
+					lastSpilled = v
+					spilled = append(spilled, v)
+				}
+				batch := make([]int, 0, 8)
+				for v := 1; v <= n; {
+					if rng.IntN(4) == 0 {
+						batch = batch[:0]
+						for k := 1 + rng.IntN(8); k > 0 && v+len(batch) <= n; k-- {
+							batch = append(batch, v+len(batch))
+						}
+						v += r.PushBatch(batch)
+					} else if r.Push(v) {
+						v++
+					} else {
+						// Refused: full, or a thief still reading the slot a
+						// lap back. Make room, or give the thief time.
+						switch rng.IntN(4) {
+						case 0:
+							r.StealHalf(c, spill)
+						case 1:
 							runtime.Gosched()
+						default:
+							pop()
 						}
 					}
 					if rng.IntN(4) == 0 {
@@ -121,14 +145,14 @@ func TestRingStressEveryElementTakenOnce(t *testing.T) {
 				for err := range errs {
 					t.Fatal(err)
 				}
-				takes[0] = popped
+				takes[0] = append(popped, spilled...)
 				checkExactlyOnce(t, n, takes)
 				checkRingAtRest(t, r)
-				stolen := n - len(popped)
+				stolen := n - len(popped) - len(spilled)
 				if stolen == 0 || len(popped) == 0 {
 					t.Fatalf("weak run: owner popped %d, thieves stole %d", len(popped), stolen)
 				}
-				t.Logf("owner popped %d; thieves stole %d", len(popped), stolen)
+				t.Logf("owner popped %d and spilled %d; thieves stole %d", len(popped), len(spilled), stolen)
 			})
 		}
 	}
