@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Exit codes. They are the command's contract with scripts and CI, and the
+// same as gitleaks' where gitleaks has one (research/scanners.md §2.3), except
+// that spindle keeps errors apart from findings: a CI job must not read "the
+// config is broken" as "a secret leaked", nor the reverse.
+const (
+	exitClean       = 0   // nothing found
+	exitFindings    = 1   // findings reported (--exit-code changes it)
+	exitError       = 2   // bad flag, bad config or rule, unreadable input, I/O error; --strict warnings
+	exitInterrupted = 130 // SIGINT or SIGTERM: 128 + SIGINT, as shells report it
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	env := newEnv(os.Stdin, os.Stdout, os.Stderr)
+	code := run(ctx, env, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// env is the process around a command: its streams, whether each is a
+// terminal, and its environment variables. run takes it as a value so that
+// tests drive the command in-process without touching the real process.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// stdoutTTY and stderrTTY say whether the streams are terminals; they
+	// gate colour (stdout) and the progress line (stderr).
+	stdoutTTY, stderrTTY bool
+	// stderrWidth is the terminal's width in columns, 0 when unknown.
+	stderrWidth int
+	getenv      func(string) string
+}
+
+// newEnv describes the real process.
+func newEnv(stdin io.Reader, stdout, stderr *os.File) env {
+	e := env{
+		stdin:     stdin,
+		stdout:    stdout,
+		stderr:    stderr,
+		stdoutTTY: term.IsTerminal(int(stdout.Fd())),
+		stderrTTY: term.IsTerminal(int(stderr.Fd())),
+		getenv:    os.Getenv,
+	}
+	if e.stderrTTY {
+		if w, _, err := term.GetSize(int(stderr.Fd())); err == nil {
+			e.stderrWidth = w
+		}
+	}
+	return e
+}
+
+// exitCodeError carries the process exit status a command wants, with the
+// error to print (nil: print nothing, the command has already said it all).
+type exitCodeError struct {
+	code int
+	err  error
+}
+
+func (e *exitCodeError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitCodeError) Unwrap() error { return e.err }
+
+// exitWith returns an error that makes run exit with code after printing
+// err (if not nil).
+func exitWith(code int, err error) error { return &exitCodeError{code: code, err: err} }
+
+// usageError marks a mistake in the command line: it is printed with a
+// pointer to --help.
+type usageError struct {
+	cmd *cobra.Command
+	err error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// run executes the command line args and returns the exit status. Every
+// error is printed here, once, as "spindle: message", so that each failure
+// mode produces exactly one line a user can act on.
+func run(ctx context.Context, e env, args []string) int {
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitClean
+	}
+	var usage *usageError
+	var coded *exitCodeError
+	switch {
+	case errors.As(err, &coded):
+		if coded.err != nil {
+			fmt.Fprintf(e.stderr, "spindle: %v\n", coded.err)
+		}
+		return coded.code
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintln(e.stderr, "spindle: interrupted")
+		return exitInterrupted
+	case errors.As(err, &usage):
+		fmt.Fprintf(e.stderr, "spindle: %v\nRun '%s --help' for usage.\n", usage.err, usage.cmd.CommandPath())
+		return exitError
+	default:
+		// Cobra's unknown-command error ends in blank lines.
+		fmt.Fprintf(e.stderr, "spindle: %s\n", strings.TrimRight(err.Error(), "\n"))
+		return exitError
+	}
+}
+
+// newRootCmd builds the command tree. Cobra's own error and usage printing
+// is silenced: run prints errors, and a usage dump after a typo buries the
+// one line that matters.
+func newRootCmd(e env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "spindle",
+		Short: "Find secrets in files, fast, on a work-stealing runtime",
+		Long: `spindle finds secrets (API keys, tokens, private keys) in files and archives,
+with gitleaks-compatible rules, on all cores. It also measures the work-stealing
+runtime it is built on against plain goroutines on this machine.`,
+		Example: `  spindle scan .                       # scan the current directory
+  spindle scan -f sarif -o spindle.sarif src/
+  spindle rules --check                # run every built-in rule's examples
+  spindle bench                        # runtime vs goroutines, on this machine`,
+		Version:           versionString(),
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		CompletionOptions: cobra.CompletionOptions{},
+	}
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{cmd: c, err: err}
+	})
+	root.AddCommand(
+		newScanCmd(e),
+		newRulesCmd(e),
+		newBenchCmd(e),
+		newVersionCmd(e),
+	)
+	return root
+}
+
+// usageArgs wraps a cobra positional-argument check so that its error is
+// printed as a usage error.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return &usageError{cmd: c, err: err}
+		}
+		return nil
+	}
+}

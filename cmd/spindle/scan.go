@@ -1,0 +1,347 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/report"
+	"github.com/spindle-go/spindle/scan/rules"
+)
+
+// scanOptions are the scan command's flags.
+type scanOptions struct {
+	config         string
+	format         string
+	output         string
+	workers        int
+	gitignore      bool
+	followSymlinks bool
+	archiveDepth   int
+	maxFileSize    sizeValue
+	redact         int
+	baseline       string
+	noProgress     bool
+	quiet          bool
+	color          string
+	exitCode       int
+	strict         bool
+}
+
+const scanLong = `scan searches files, directories and the archives inside them for secrets, with
+gitleaks-compatible rules, on every core. Findings go to standard output (or
+--output); progress, warnings and a summary go to standard error.
+
+Rules come from --config, else from .gitleaks.toml in the first PATH, else from
+the built-in set. Findings whose fingerprint (file:rule:line) is listed in a
+.gitleaksignore file in a scanned directory are not reported, nor are lines
+that carry a gitleaks:allow or spindle:allow comment.
+
+Exit status: 0 no findings, 1 findings (see --exit-code), 2 an error: a bad
+flag, an unreadable or invalid config or baseline, a PATH that does not exist,
+a failed write; with --strict, also a warning (an unreadable file, a broken
+archive). 130 when interrupted.`
+
+const scanExamples = `  spindle scan                                 # the current directory
+  spindle scan --gitignore src/ deploy/        # skip what .gitignore excludes
+  spindle scan -f json -o leaks.json .         # a report a later --baseline can read
+  spindle scan --baseline leaks.json .         # only what is new since then
+  spindle scan -f sarif -o spindle.sarif .     # for GitHub code scanning
+  spindle scan --redact -f jsonl . | jq .file  # stream findings, secrets hidden
+  spindle scan --max-file-size 10MB --archive-depth 0 /srv/data`
+
+func newScanCmd(e env) *cobra.Command {
+	o := scanOptions{maxFileSize: sizeValue{text: "0"}}
+	c := &cobra.Command{
+		Use:     "scan [flags] [PATH ...]",
+		Short:   "Find secrets in files, directories and archives",
+		Long:    scanLong,
+		Example: scanExamples,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runScan(c, e, o, args)
+		},
+	}
+	f := c.Flags()
+	f.SortFlags = false
+	f.StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: PATH/.gitleaks.toml, else built-in rules)")
+	f.StringVarP(&o.format, "format", "f", "text", "report `FORMAT`: "+strings.Join(report.Formats(), ", "))
+	f.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of standard output")
+	f.IntVarP(&o.workers, "workers", "j", runtime.GOMAXPROCS(0), "run `N` workers")
+	f.BoolVar(&o.gitignore, "gitignore", false, "skip files that .gitignore and .ignore exclude (default: scan all but .git/)")
+	f.BoolVar(&o.followSymlinks, "follow-symlinks", false, "follow symbolic links (loops are detected)")
+	f.IntVar(&o.archiveDepth, "archive-depth", scan.DefaultArchiveDepth, "open archives nested up to `N` deep; 0 turns archives off")
+	f.Var(&o.maxFileSize, "max-file-size", "skip files larger than `SIZE` (10MB, 1GiB, 500k, bytes); 0: no limit")
+	f.IntVar(&o.redact, "redact", 0, "hide secrets in the report; =`PCT` hides that share of each (bare --redact: 100)")
+	f.Lookup("redact").NoOptDefVal = "100"
+	f.StringVar(&o.baseline, "baseline", "", "a previous json report `FILE`: its findings are not reported again")
+	f.BoolVar(&o.noProgress, "no-progress", false, "no progress line (it is shown only when standard error is a terminal)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line and no summary; warnings and errors still print")
+	f.StringVar(&o.color, "color", "auto", "colour the text report `WHEN`: auto (on a terminal, unless NO_COLOR is set), always, never")
+	f.IntVar(&o.exitCode, "exit-code", exitFindings, "exit status `N` when there are findings")
+	f.BoolVar(&o.strict, "strict", false, "exit 2 if there were warnings (unreadable files, broken archives)")
+
+	c.MarkFlagFilename("config", "toml")
+	c.MarkFlagFilename("output")
+	c.MarkFlagFilename("baseline", "json", "jsonl")
+	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(completions(report.Formats()), cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("color", cobra.FixedCompletions(completions([]string{"auto", "always", "never"}), cobra.ShellCompDirectiveNoFileComp))
+	c.RegisterFlagCompletionFunc("workers", cobra.NoFileCompletions)
+	c.RegisterFlagCompletionFunc("archive-depth", cobra.NoFileCompletions)
+	c.RegisterFlagCompletionFunc("max-file-size", cobra.NoFileCompletions)
+	c.RegisterFlagCompletionFunc("exit-code", cobra.NoFileCompletions)
+	return c
+}
+
+func completions(names []string) []cobra.Completion {
+	out := make([]cobra.Completion, len(names))
+	for i, n := range names {
+		out[i] = cobra.Completion(n)
+	}
+	return out
+}
+
+// check validates what pflag cannot: ranges and enumerations. Each
+// message names the flag as --help prints it.
+func (o *scanOptions) check() (report.Format, error) {
+	format, err := report.ParseFormat(o.format)
+	if err != nil {
+		return "", fmt.Errorf("invalid argument %q for \"-f, --format\": want one of %s", o.format, strings.Join(report.Formats(), ", "))
+	}
+	switch {
+	case o.workers < 1:
+		return "", fmt.Errorf("invalid argument %d for \"-j, --workers\": want at least 1", o.workers)
+	case o.archiveDepth < 0:
+		return "", fmt.Errorf("invalid argument %d for \"--archive-depth\": want 0 (off) or more", o.archiveDepth)
+	case o.redact < 0 || o.redact > 100:
+		return "", fmt.Errorf("invalid argument %d for \"--redact\": want a percentage, 0 to 100", o.redact)
+	case o.exitCode < 0 || o.exitCode > 125:
+		// 126 and up mean "not executable", "not found" and "killed by a
+		// signal" to shells; a finding must not look like one.
+		return "", fmt.Errorf("invalid argument %d for \"--exit-code\": want 0 to 125", o.exitCode)
+	}
+	switch o.color {
+	case "auto", "always", "never":
+	default:
+		return "", fmt.Errorf("invalid argument %q for \"--color\": want auto, always or never", o.color)
+	}
+	return format, nil
+}
+
+// runScan is `spindle scan`. The order matters for error reporting: every
+// input is validated (flags, paths, config, baseline, output file) before
+// anything is scanned, so a mistake costs no time and leaves no partial
+// report.
+func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error) {
+	format, err := o.check()
+	if err != nil {
+		return &usageError{cmd: c, err: err}
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return exitWith(exitError, fmt.Errorf("scan: %s: %w", p, err))
+		}
+	}
+
+	// Rules: --config, else PATH/.gitleaks.toml for the first PATH that is a
+	// directory, else the built-in set.
+	cfg, _, err := rules.Find(configRoot(paths), o.config)
+	if err != nil {
+		return exitWith(exitError, err)
+	}
+	det, err := rules.Compile(cfg)
+	if err != nil {
+		return exitWith(exitError, err)
+	}
+	ignore, err := loadIgnores(paths)
+	if err != nil {
+		return exitWith(exitError, err)
+	}
+	var baseline *report.Baseline
+	if o.baseline != "" {
+		if baseline, err = report.LoadBaseline(o.baseline); err != nil {
+			return exitWith(exitError, err)
+		}
+	}
+
+	out := e.stdout
+	outTTY := e.stdoutTTY
+	var outFile *os.File
+	if o.output != "" && o.output != "-" {
+		if outFile, err = os.Create(o.output); err != nil {
+			return exitWith(exitError, fmt.Errorf("scan: %w", err))
+		}
+		out, outTTY = outFile, false
+		defer func() {
+			if cerr := outFile.Close(); cerr != nil && err == nil {
+				err = exitWith(exitError, fmt.Errorf("scan: %w", cerr))
+			}
+		}()
+	}
+	color := o.color == "always" || o.color == "auto" && outTTY && e.getenv("NO_COLOR") == ""
+	meta := ruleMeta(det.Rules())
+	w, err := report.NewWriter(format, out, report.Options{
+		Redact:      o.redact,
+		Color:       color,
+		Rules:       meta,
+		ToolVersion: moduleVersion(),
+	})
+	if err != nil {
+		return exitWith(exitError, err)
+	}
+
+	// stderr is shared by the progress line, warnings and the summary; the
+	// console keeps them from interleaving.
+	con := &console{w: e.stderr}
+	var progress scan.Progress
+	// known counts findings the baseline absorbed; the progress line shows
+	// only findings that will be reported.
+	var known atomic.Int64
+	var phase atomic.Pointer[string]
+	setPhase := func(s string) { phase.Store(&s) }
+	setPhase("scanning")
+	if e.stderrTTY && !o.noProgress && !o.quiet {
+		con.line = startProgress(e.stderr, e.stderrWidth, func() progressStats {
+			return progressStats{
+				phase:    *phase.Load(),
+				files:    progress.Files.Load(),
+				bytes:    progress.Bytes.Load(),
+				findings: progress.Findings.Load() - known.Load(),
+				warnings: progress.Warnings.Load(),
+			}
+		})
+	}
+
+	ctx, cancel := context.WithCancelCause(c.Context())
+	defer cancel(nil)
+	var reported int64
+	var writeErr error
+	st, scanErr := scan.Scan(ctx, scan.Options{
+		Workers:        o.workers,
+		Gitignore:      o.gitignore,
+		FollowSymlinks: o.followSymlinks,
+		MaxFileSize:    o.maxFileSize.bytes,
+		ArchiveDepth:   o.archiveDepth,
+		Detector:       detectorFor(det),
+		Ignore:         ignore,
+		Progress:       &progress,
+		OnFinding: func(f report.Finding) {
+			// Calls are serialised by the engine.
+			if writeErr != nil {
+				return
+			}
+			if baseline.Contains(f) {
+				known.Add(1)
+				return
+			}
+			reported++
+			if err := w.Write(f); err != nil {
+				writeErr = err
+				cancel(err)
+			}
+		},
+		OnWarning: func(wn scan.Warning) {
+			con.Print(fmt.Sprintf("spindle: warning: %s\n", warningText(wn)))
+		},
+	}, paths...)
+	setPhase("writing report")
+	closeErr := w.Close()
+	if con.line != nil {
+		con.line.Stop()
+	}
+
+	switch {
+	case writeErr != nil:
+		return exitWith(exitError, fmt.Errorf("scan: write report: %w", writeErr))
+	case scanErr != nil && errors.Is(scanErr, context.Canceled) && c.Context().Err() != nil:
+		return exitWith(exitInterrupted, errors.New("interrupted"))
+	case scanErr != nil:
+		return exitWith(exitError, scanErr)
+	case closeErr != nil:
+		return exitWith(exitError, fmt.Errorf("scan: write report: %w", closeErr))
+	}
+
+	if !o.quiet {
+		sum := report.Summary{
+			Files:    st.Files,
+			Bytes:    st.Bytes,
+			Duration: st.Duration,
+			Findings: int(reported),
+			Warnings: int(st.Warnings),
+			Skipped:  st.Skipped,
+		}
+		sum.WriteText(e.stderr)
+		if n := known.Load(); n > 0 {
+			fmt.Fprintf(e.stderr, "%s already in the baseline, not reported\n", plural(n, "finding", "findings"))
+		}
+	}
+	switch {
+	case o.strict && st.Warnings > 0:
+		return exitWith(exitError, fmt.Errorf("%s and --strict", plural(st.Warnings, "warning", "warnings")))
+	case reported > 0:
+		return exitWith(o.exitCode, nil)
+	}
+	return nil
+}
+
+// configRoot is the directory whose .gitleaks.toml applies when --config is
+// not given: the first PATH that is a directory, else the directory of the
+// first PATH.
+func configRoot(paths []string) string {
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+	}
+	return filepath.Dir(paths[0])
+}
+
+// ruleMeta turns the detector's rules into the rule table SARIF needs.
+func ruleMeta(infos []rules.RuleInfo) []report.RuleMeta {
+	out := make([]report.RuleMeta, len(infos))
+	for i, r := range infos {
+		out[i] = report.RuleMeta{ID: r.ID, Description: r.Description, Tags: r.Tags}
+	}
+	return out
+}
+
+// warningText is a warning as one line: the path, what failed, why.
+func warningText(w scan.Warning) string {
+	return fmt.Sprintf("%s: %s: %v", w.Path, w.Op, w.Err)
+}
+
+// console serialises writes to standard error between the progress line
+// (if any) and the messages printed while it runs.
+type console struct {
+	mu   sync.Mutex
+	w    io.Writer
+	line *progressLine
+}
+
+// Print writes text, above the progress line if one is shown.
+func (c *console) Print(text string) {
+	if c.line != nil {
+		c.line.Print(text)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	io.WriteString(c.w, text)
+}

@@ -1,0 +1,380 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spindle-go/spindle"
+	"github.com/spindle-go/spindle/flow"
+	"github.com/spindle-go/spindle/fork"
+)
+
+// The workloads of `spindle bench`: the DESIGN.md §6 figures that compare
+// Spindle with what a Go programmer writes without it. Each workload runs
+// the same work several ways; the one named by goroutineImpl is the baseline
+// the others are compared with. They mirror the testing.B benchmarks beside
+// each package (bench_test.go, fork/bench_test.go, flow) so that the command
+// and `go test -bench` tell the same story; the command exists so a user can
+// see it on their own hardware without the repository's test setup.
+
+// workload is one row group of the bench table.
+type workload struct {
+	group string // package measured: executor, fork, flow
+	name  string // what is done, e.g. "1M tiny tasks, injected"
+	unit  string // what ns are per: task, node, hop
+	units int    // units per op
+	// setup prepares the implementations for workers workers; cleanup
+	// releases what they hold (pools, executors).
+	setup func(workers int) (impls []impl, cleanup func())
+}
+
+// impl is one way to do a workload's op.
+type impl struct {
+	name string
+	op   func() error // one op; an error means a wrong result
+}
+
+// goroutineImpl names the baseline implementation in every workload: plain
+// goroutines with the synchronisation one would write by hand.
+const goroutineImpl = "goroutines"
+
+// benchSink keeps tiny task bodies from being optimised away.
+var benchSink atomic.Int64
+
+//go:noinline
+func tinyWork(i int) {
+	if i == -1 {
+		benchSink.Add(1)
+	}
+}
+
+// workloads returns the workloads at full size, or divided by shrink (a
+// power of two ≥ 1) for a quick smoke run.
+func workloads(shrink int) []workload {
+	inject := (1 << 20) / shrink
+	chain := (1 << 20) / shrink
+	bigTree := (1<<20)/shrink - 1
+	return []workload{
+		injectWorkload(inject),
+		chainWorkload(chain),
+		treeWorkload(bigTree),
+		treeWorkload(1023),
+		wideWorkload(1000),
+		hopWorkload(512),
+	}
+}
+
+// injectWorkload: n tiny independent tasks submitted from one goroutine.
+// Spindle takes them in batches of 1024 (SpawnBatch); the alternatives are a
+// goroutine per task and a pool of worker goroutines fed by a channel.
+func injectWorkload(n int) workload {
+	return workload{
+		group: "executor", name: fmt.Sprintf("%s tiny tasks, injected", count(n)), unit: "task", units: n,
+		setup: func(workers int) ([]impl, func()) {
+			batch := make([]int, 1024)
+			spindleOp := func() error {
+				e := spindle.New(spindle.Config{Workers: workers}, nil,
+					func(i int, _ *spindle.Worker[int, struct{}]) { tinyWork(i) })
+				for sent := 0; sent < n; sent += len(batch) {
+					b := batch[:min(len(batch), n-sent)]
+					for j := range b {
+						b[j] = sent + j
+					}
+					if err := e.SpawnBatch(b); err != nil {
+						return err
+					}
+				}
+				m, err := e.Join()
+				if err == nil && m.Total.TasksRun != uint64(n) {
+					err = fmt.Errorf("ran %d tasks, want %d", m.Total.TasksRun, n)
+				}
+				return err
+			}
+			goroutines := func() error {
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Add(1)
+					go func() { tinyWork(i); wg.Done() }()
+				}
+				wg.Wait()
+				return nil
+			}
+			channelPool := func() error {
+				ch := make(chan int, 1024)
+				var wg sync.WaitGroup
+				for range workers {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := range ch {
+							tinyWork(i)
+						}
+					}()
+				}
+				for i := range n {
+					ch <- i
+				}
+				close(ch)
+				wg.Wait()
+				return nil
+			}
+			return []impl{
+				{"spindle SpawnBatch", spindleOp},
+				{"channel-fed pool", channelPool},
+				{goroutineImpl, goroutines},
+			}, func() {}
+		},
+	}
+}
+
+// chainWorkload: each task spawns the next (Tokio's chained_spawn) on one
+// worker; the baseline is each goroutine starting the next.
+func chainWorkload(n int) workload {
+	return workload{
+		group: "executor", name: fmt.Sprintf("%s chained spawns", count(n)), unit: "task", units: n,
+		setup: func(int) ([]impl, func()) {
+			end := make(chan struct{}, 1)
+			e := spindle.New(spindle.Config{Workers: 1}, nil, func(k int, w *spindle.Worker[int, struct{}]) {
+				if k > 1 {
+					w.Spawn(k - 1)
+				} else {
+					end <- struct{}{}
+				}
+			})
+			spindleOp := func() error {
+				if err := e.Spawn(n); err != nil {
+					return err
+				}
+				<-end
+				return nil
+			}
+			goroutines := func() error {
+				done := make(chan struct{})
+				var step func(k int)
+				step = func(k int) {
+					if k > 1 {
+						go step(k - 1)
+					} else {
+						close(done)
+					}
+				}
+				go step(n)
+				<-done
+				return nil
+			}
+			return []impl{
+				{"spindle Worker.Spawn", spindleOp},
+				{goroutineImpl, goroutines},
+			}, func() { e.Join() }
+		},
+	}
+}
+
+// treeNode is a node of the binary tree the fork workloads sum, as in
+// Spice's benchmark.
+type treeNode struct {
+	val         int
+	left, right *treeNode
+}
+
+// balancedTree builds a balanced tree over [lo, hi], each node allocated
+// before its children so a depth-first walk reads memory in order.
+func balancedTree(lo, hi int) *treeNode {
+	if lo > hi {
+		return nil
+	}
+	mid := lo + (hi-lo)/2
+	return &treeNode{val: mid, left: balancedTree(lo, mid-1), right: balancedTree(mid+1, hi)}
+}
+
+func sumSequential(n *treeNode) int {
+	s := n.val
+	if n.left != nil {
+		s += sumSequential(n.left)
+	}
+	if n.right != nil {
+		s += sumSequential(n.right)
+	}
+	return s
+}
+
+// sumForked forks at every node with two children: the right child is
+// offered, the left walked here.
+func sumForked(t *fork.Task, n *treeNode) int {
+	s := n.val
+	if n.left != nil && n.right != nil {
+		var f fork.Future[*treeNode, int]
+		f.Fork(t, sumForked, n.right)
+		s += sumForked(t, n.left)
+		r, ok := f.Join(t)
+		if !ok {
+			r = sumForked(t, n.right)
+		}
+		return s + r
+	}
+	if n.left != nil {
+		s += sumForked(t, n.left)
+	}
+	if n.right != nil {
+		s += sumForked(t, n.right)
+	}
+	return s
+}
+
+// sumGoroutines is the same fork at every node with a goroutine per fork.
+func sumGoroutines(n *treeNode) int {
+	s := n.val
+	if n.left != nil && n.right != nil {
+		var r int
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { r = sumGoroutines(n.right); wg.Done() }()
+		s += sumGoroutines(n.left)
+		wg.Wait()
+		return s + r
+	}
+	if n.left != nil {
+		s += sumGoroutines(n.left)
+	}
+	if n.right != nil {
+		s += sumGoroutines(n.right)
+	}
+	return s
+}
+
+// treeWorkload: sum a balanced tree of n nodes, forking at every node.
+func treeWorkload(n int) workload {
+	return workload{
+		group: "fork", name: fmt.Sprintf("tree sum, %s nodes", count(n)), unit: "node", units: n,
+		setup: func(workers int) ([]impl, func()) {
+			root := balancedTree(1, n)
+			want := n * (n + 1) / 2
+			check := func(got int) error {
+				if got != want {
+					return fmt.Errorf("sum = %d, want %d", got, want)
+				}
+				return nil
+			}
+			p := fork.NewPool(fork.Config{Workers: workers})
+			return []impl{
+				{"fork.Future", func() error { return check(fork.Call(p, sumForked, root)) }},
+				{"sequential recursion", func() error { return check(sumSequential(root)) }},
+				{goroutineImpl, func() error { return check(sumGoroutines(root)) }},
+			}, p.Close
+		},
+	}
+}
+
+// wideWorkload: a graph of one source, n independent empty tasks and one
+// sink, run again and again; the baseline starts a goroutine per task, each
+// waiting for the source's channel and reporting to the sink's WaitGroup.
+func wideWorkload(n int) workload {
+	return workload{
+		group: "flow", name: fmt.Sprintf("wide graph, %s tasks", count(n)), unit: "task", units: n,
+		setup: func(workers int) ([]impl, func()) {
+			var ran atomic.Int64
+			g := flow.New("wide")
+			source := g.Add("source", func(context.Context) error { return nil })
+			sink := g.Add("sink", func(context.Context) error { return nil })
+			for i := range n {
+				g.Add(fmt.Sprint("t", i), func(context.Context) error { ran.Add(1); return nil }).
+					Succeed(source).Precede(sink)
+			}
+			ex := flow.NewExecutor(spindle.Config{Workers: workers})
+			flowOp := func() error {
+				ran.Store(0)
+				if err := ex.Run(context.Background(), g); err != nil {
+					return err
+				}
+				if got := ran.Load(); got != int64(n) {
+					return fmt.Errorf("ran %d tasks, want %d", got, n)
+				}
+				return nil
+			}
+			goroutines := func() error {
+				start := make(chan struct{})
+				var wg sync.WaitGroup
+				var count atomic.Int64
+				for range n {
+					wg.Add(1)
+					go func() { <-start; count.Add(1); wg.Done() }()
+				}
+				close(start)
+				wg.Wait()
+				if got := count.Load(); got != int64(n) {
+					return fmt.Errorf("ran %d tasks, want %d", got, n)
+				}
+				return nil
+			}
+			return []impl{
+				{"flow.Executor", flowOp},
+				{goroutineImpl, goroutines},
+			}, ex.Close
+		},
+	}
+}
+
+// hopWorkload: a chain of n tasks, each depending on the one before; the
+// baseline is a goroutine per task, each waiting on its predecessor's
+// channel.
+func hopWorkload(n int) workload {
+	return workload{
+		group: "flow", name: fmt.Sprintf("chain, %s tasks", count(n)), unit: "hop", units: n,
+		setup: func(workers int) ([]impl, func()) {
+			var ran atomic.Int64
+			g := flow.New("chain")
+			var prev *flow.Task
+			for i := range n {
+				t := g.Add(fmt.Sprint("t", i), func(context.Context) error { ran.Add(1); return nil })
+				if prev != nil {
+					prev.Precede(t)
+				}
+				prev = t
+			}
+			ex := flow.NewExecutor(spindle.Config{Workers: workers})
+			flowOp := func() error {
+				ran.Store(0)
+				if err := ex.Run(context.Background(), g); err != nil {
+					return err
+				}
+				if got := ran.Load(); got != int64(n) {
+					return fmt.Errorf("ran %d tasks, want %d", got, n)
+				}
+				return nil
+			}
+			goroutines := func() error {
+				first := make(chan struct{})
+				in := first
+				var count atomic.Int64
+				for range n {
+					out := make(chan struct{})
+					go func(in <-chan struct{}) { <-in; count.Add(1); close(out) }(in)
+					in = out
+				}
+				close(first)
+				<-in
+				if got := count.Load(); got != int64(n) {
+					return fmt.Errorf("ran %d tasks, want %d", got, n)
+				}
+				return nil
+			}
+			return []impl{
+				{"flow.Executor", flowOp},
+				{goroutineImpl, goroutines},
+			}, ex.Close
+		},
+	}
+}
+
+// count writes n for a workload's name: 1M, 64K, 1023.
+func count(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dM", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dK", n>>10)
+	}
+	return fmt.Sprint(n)
+}
