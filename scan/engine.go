@@ -1,0 +1,272 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spindle-go/spindle"
+	"github.com/spindle-go/spindle/scan/report"
+)
+
+// ErrNoDetector is returned by Scan when Options.Detector is nil.
+var ErrNoDetector = errors.New("scan: no detector: set Options.Detector")
+
+// Scan scans the files and directories at paths ("." if none) and returns
+// when every file has been scanned, or when ctx is done, or, with FailFast,
+// at the first warning. Findings and warnings go to the callbacks in opts as
+// they are found.
+//
+// The error is nil for a complete scan, even one with warnings (they are
+// counted in Stats); ctx.Err() when ctx ended the scan; the first warning
+// under FailFast; or a *spindle.PanicError, wrapped, if the detector
+// panicked. Stats are filled in every case.
+func Scan(ctx context.Context, opts Options, paths ...string) (Stats, error) {
+	if opts.Detector == nil {
+		return Stats{}, ErrNoDetector
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	return newEngine(opts.withDefaults()).scan(ctx, paths)
+}
+
+func (e *engine) scan(ctx context.Context, paths []string) (Stats, error) {
+	start := time.Now()
+	e.exec = spindle.New(spindle.Config{Workers: e.s.Workers}, e.newWorker, e.run)
+	stopWatch := context.AfterFunc(ctx, func() { e.abort(ctx.Err()) })
+	roots := &dirJob{roots: make([]string, len(paths))}
+	for i, p := range paths {
+		roots.roots[i] = filepath.Clean(p)
+	}
+	// A new executor accepts tasks until Join, so Spawn cannot fail here.
+	_ = e.exec.Spawn(task{kind: kindEnumerate, dir: roots})
+	m, err := e.exec.Join()
+	stopWatch()
+	for _, j := range e.front.drain() {
+		j.close() // parked when the run was aborted, and never woken
+	}
+	st := e.stats(m, time.Since(start))
+	if p := e.s.Progress; p != nil {
+		p.Done.Store(true)
+	}
+	if err != nil {
+		return st, fmt.Errorf("scan: %w", err)
+	}
+	return st, e.failure()
+}
+
+// engine is the state of one Scan call.
+type engine struct {
+	s     settings
+	det   Detector
+	geo   geometry
+	front *frontier
+	pool  *bufferPool
+	exec  *spindle.Executor[task, *workerState]
+
+	// stop is set once the scan must end early (ctx done, FailFast). Every
+	// task looks at it first and, when set, releases what it holds and
+	// returns without spawning, so the executor drains quickly.
+	stop atomic.Bool
+
+	// mu serialises the user's callbacks and guards err.
+	mu  sync.Mutex
+	err error // why the scan stopped early; first one wins
+
+	warnings atomic.Int64
+	findings atomic.Int64
+
+	// archive is the seam for scan/archive. When set and ArchiveDepth > 0,
+	// the first Fetch of every file calls it with the file's first bytes;
+	// if it returns true, it has taken the object over: it walked the
+	// archive (archive.Detect(head) != archive.None, then Root.Walk over
+	// o.f from offset 0) and scanned each member with scanStream, and the
+	// Fetch only drops its reference. Nil until archives are wired in.
+	archive func(w *worker, o *object, head []byte) bool
+
+	wmu     sync.Mutex
+	workers []*workerState // for the final stats, appended as workers start
+}
+
+func newEngine(s settings) *engine {
+	return &engine{
+		s:     s,
+		det:   s.Detector,
+		geo:   geometry{window: s.window, overlap: s.overlap, chunkSize: s.ChunkSize},
+		front: newFrontier(s.MaxInFlight),
+		pool:  newBufferPool(s.Buffers, s.overlap+s.ChunkSize),
+	}
+}
+
+// taskKind names the three task types of the graph.
+type taskKind uint8
+
+const (
+	kindEnumerate taskKind = iota // list a directory (or the roots), admit its files
+	kindFetch                     // read an object's next chunk
+	kindScan                      // match a chunk that a Fetch handed over
+	numKinds
+)
+
+// task is the executor's task type: a small value, three pointers and a
+// kind, copied through the rings without allocation.
+type task struct {
+	kind taskKind
+	dir  *dirJob // kindEnumerate
+	obj  *object // kindFetch, kindScan
+	c    *chunk  // kindScan: a pooled buffer, owned by the task
+}
+
+type worker = spindle.Worker[task, *workerState]
+
+// workerState is a worker's scratch: the detector's working memory, the
+// worker's own chunk buffer, and counters written without contention.
+type workerState struct {
+	e       *engine
+	scratch Scratch
+	own     *chunk  // this worker's buffer: never handed to another task
+	matches []Match // the current chunk's matches, reused
+	emit    func(Match)
+	c       counters
+}
+
+// counters are one worker's share of the Stats.
+type counters struct {
+	phases                  [numKinds]Phase
+	backpressure, inline    int64
+	bytesRead, bytesScanned int64
+	files, dirs             int64
+	skipped                 [numSkips]int64
+}
+
+// skip reasons, indexes into counters.skipped.
+type skipReason uint8
+
+const (
+	skipBinary skipReason = iota
+	skipSize
+	skipIgnored
+	skipAllowlist
+	skipSymlink
+	skipSpecial
+	skipGit
+	numSkips
+)
+
+var skipNames = [numSkips]string{SkipBinary, SkipSize, SkipIgnored, SkipAllowlist, SkipSymlink, SkipSpecial, SkipGit}
+
+func (e *engine) newWorker(int) *workerState {
+	ws := &workerState{
+		e:       e,
+		scratch: e.det.NewScratch(),
+		own:     &chunk{buf: make([]byte, e.s.overlap+e.s.ChunkSize)},
+	}
+	ws.emit = func(m Match) { ws.matches = append(ws.matches, m) }
+	e.wmu.Lock()
+	e.workers = append(e.workers, ws)
+	e.wmu.Unlock()
+	return ws
+}
+
+// run is the executor's task function: it dispatches on the kind and
+// accounts the time spent.
+func (e *engine) run(t task, w *worker) {
+	start := time.Now()
+	switch t.kind {
+	case kindEnumerate:
+		e.enumerate(w, t.dir)
+	case kindFetch:
+		e.fetch(w, t.obj)
+	case kindScan:
+		e.scanTask(w, t.obj, t.c)
+	}
+	p := &w.Scratch.c.phases[t.kind]
+	p.Tasks++
+	p.Busy += time.Since(start)
+}
+
+// abort stops the scan early with err, unless it has already stopped.
+func (e *engine) abort(err error) {
+	e.mu.Lock()
+	if e.err == nil {
+		e.err = err
+	}
+	e.mu.Unlock()
+	e.stop.Store(true)
+}
+
+func (e *engine) failure() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+// warn reports a problem that does not stop the scan, unless FailFast.
+func (e *engine) warn(path, op string, err error) {
+	wn := Warning{Path: path, Op: op, Err: err}
+	e.warnings.Add(1)
+	if p := e.s.Progress; p != nil {
+		p.Warnings.Add(1)
+	}
+	if e.s.OnWarning != nil {
+		e.mu.Lock()
+		e.s.OnWarning(wn)
+		e.mu.Unlock()
+	}
+	if e.s.FailFast {
+		e.abort(wn)
+	}
+}
+
+// report hands a finding to the user, unless its fingerprint is ignored.
+func (e *engine) report(f report.Finding) {
+	if e.s.Ignore != nil && e.s.Ignore.Has(f.Fingerprint) {
+		return
+	}
+	e.findings.Add(1)
+	if p := e.s.Progress; p != nil {
+		p.Findings.Add(1)
+	}
+	if e.s.OnFinding != nil {
+		e.mu.Lock()
+		e.s.OnFinding(f)
+		e.mu.Unlock()
+	}
+}
+
+func (e *engine) stats(m spindle.Metrics, d time.Duration) Stats {
+	st := Stats{
+		Skipped:  make(map[string]int64),
+		Warnings: e.warnings.Load(),
+		Findings: e.findings.Load(),
+		Duration: d,
+		Executor: m,
+	}
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	for _, ws := range e.workers {
+		c := &ws.c
+		st.Files += c.files
+		st.Dirs += c.dirs
+		st.Bytes += c.bytesScanned
+		st.Phases.Backpressure += c.backpressure
+		st.Phases.InlineScans += c.inline
+		st.Phases.BytesRead += c.bytesRead
+		for k, p := range c.phases {
+			dst := [...]*Phase{&st.Phases.Enumerate, &st.Phases.Fetch, &st.Phases.Scan}[k]
+			dst.Tasks += p.Tasks
+			dst.Busy += p.Busy
+		}
+		for r, n := range c.skipped {
+			if n > 0 {
+				st.Skipped[skipNames[r]] += n
+			}
+		}
+	}
+	return st
+}

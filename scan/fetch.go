@@ -1,0 +1,298 @@
+package scan
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+
+	"github.com/spindle-go/spindle/scan/report"
+)
+
+// fetch is the Fetch task: it reads an object's next chunk and has it
+// scanned. The first Fetch of an object opens the file and applies the
+// checks that need its size or first bytes.
+//
+// Buffers: a chunk that is the object's last (every chunk of a small file)
+// is read into the worker's own buffer and scanned right here; nothing is
+// handed over, nothing is shared. A chunk with more to follow takes a
+// buffer from the shared pool and becomes a Scan task, and the next Fetch
+// goes onto the worker's ring, where an idle worker can steal it: that is
+// how one large file is read and scanned by several workers at once. When
+// the pool is empty, the chunk goes into the worker's own buffer and is
+// scanned inline: the fetcher turns scanner, which is the backpressure.
+// No path blocks.
+func (e *engine) fetch(w *worker, o *object) {
+	ws := w.Scratch
+	if e.stop.Load() {
+		e.drop(w, o)
+		return
+	}
+	if o.f == nil && !e.open(w, o) {
+		e.drop(w, o)
+		return
+	}
+	g := e.geo
+	remaining := o.size - o.st.off
+	known := remaining <= int64(g.chunkSize)
+	want := g.chunkSize
+	if known {
+		want = int(max(remaining, 0))
+	}
+	var c *chunk
+	if !known {
+		c = e.pool.get()
+	}
+	if c == nil {
+		c = ws.own
+	}
+	first := o.st.off == 0
+	if !known && o.st.carry == nil {
+		o.st.carry = newCarry(g.overlap)
+	}
+	last, n, err := g.fill(c, &o.st, o.f, want, known)
+	ws.c.bytesRead += int64(n)
+	if err != nil {
+		e.warn(o.path, "read", err)
+	}
+	if first && e.skipContent(w, o, c, true) {
+		if c.pooled {
+			e.pool.put(c)
+		}
+		e.drop(w, o)
+		return
+	}
+	o.scanned = true
+	ws.c.bytesScanned += int64(n)
+	if p := e.s.Progress; p != nil {
+		p.Bytes.Add(int64(n))
+	}
+	if last {
+		o.closeFile()
+	}
+	switch {
+	case !c.pooled:
+		ws.c.inline++
+		e.scanChunk(w, o, c)
+		if last {
+			e.drop(w, o)
+		} else {
+			w.Spawn(task{kind: kindFetch, obj: o}) // passes on this task's reference
+		}
+	case last:
+		ws.c.inline++
+		e.scanChunk(w, o, c)
+		e.pool.put(c)
+		e.drop(w, o)
+	default:
+		o.acquire() // for the Scan task; this task's reference goes to the next Fetch
+		// Spawn order matters: the last spawn takes the worker's LIFO slot.
+		// The Scan runs next, here, while the chunk is hot in cache; the
+		// next Fetch sits on the ring for an idle worker to steal.
+		w.Spawn(task{kind: kindFetch, obj: o})
+		w.Spawn(task{kind: kindScan, obj: o, c: c})
+	}
+}
+
+// open opens the object's file for its first Fetch and checks its type and
+// size. It returns false if the object is not to be read.
+func (e *engine) open(w *worker, o *object) bool {
+	f, err := os.Open(o.path)
+	if err != nil {
+		e.warn(o.path, "open", err)
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		e.warn(o.path, "stat", err)
+		return false
+	}
+	if !fi.Mode().IsRegular() {
+		// Enumerate admits regular files only, but a file can be replaced
+		// between the listing and the open.
+		f.Close()
+		w.Scratch.c.skipped[skipSpecial]++
+		return false
+	}
+	if e.s.MaxFileSize > 0 && fi.Size() > e.s.MaxFileSize {
+		f.Close()
+		w.Scratch.c.skipped[skipSize]++
+		return false
+	}
+	o.f, o.size = f, fi.Size()
+	return true
+}
+
+// skipContent applies the checks that need the first chunk: archives (the
+// seam for scan/archive; not for archive members, whose nesting the archive
+// walker handles), binary content, and the path-only rules. It returns true
+// if the object is not to be scanned further.
+func (e *engine) skipContent(w *worker, o *object, c *chunk, archives bool) bool {
+	head := c.buf[:c.n]
+	if archives && e.s.ArchiveDepth > 0 && e.archive != nil && e.archive(w, o, head) {
+		return true
+	}
+	if !e.s.ScanBinary && bytes.IndexByte(head[:min(len(head), BinaryProbe)], 0) >= 0 {
+		w.Scratch.c.skipped[skipBinary]++
+		o.closeFile()
+		return true
+	}
+	e.det.ScanPath(o.path, func(m Match) {
+		e.report(report.Finding{
+			RuleID:      m.RuleID,
+			Description: m.Description,
+			File:        o.path,
+			Match:       m.Match,
+			Secret:      m.Secret,
+			Entropy:     m.Entropy,
+			Tags:        m.Tags,
+			Fingerprint: fingerprint(o.path, m.RuleID, 0),
+		})
+	})
+	return false
+}
+
+// scanTask is the Scan task: it scans a chunk that a Fetch read into a
+// pooled buffer, then gives the buffer back and drops its reference.
+func (e *engine) scanTask(w *worker, o *object, c *chunk) {
+	if !e.stop.Load() {
+		e.scanChunk(w, o, c)
+	}
+	e.pool.put(c)
+	e.drop(w, o)
+}
+
+// scanChunk runs the detector over c and reports the matches c owns (see
+// chunk), with their lines and columns.
+func (e *engine) scanChunk(w *worker, o *object, c *chunk) {
+	ws := w.Scratch
+	data := c.buf[:c.n]
+	ws.matches = ws.matches[:0]
+	e.det.Scan(ws.scratch, o.path, data, ws.emit)
+	if len(ws.matches) == 0 {
+		return
+	}
+	own := ws.matches[:0]
+	for _, m := range ws.matches {
+		if m.End > c.lo && m.End <= c.hi && 0 <= m.Start && m.Start <= m.End && m.End <= len(data) {
+			own = append(own, m)
+		}
+	}
+	slices.SortFunc(own, func(a, b Match) int { return a.Start - b.Start })
+	loc := locator{data: data, line: c.line, col: c.col, last: -1}
+	for i, m := range own {
+		if i > 0 && m.Start == own[i-1].Start && m.End == own[i-1].End && m.RuleID == own[i-1].RuleID {
+			continue // one rule reporting one span twice
+		}
+		e.report(loc.finding(o.path, m))
+	}
+	clear(ws.matches) // drop the references to this chunk's strings
+	ws.matches = ws.matches[:0]
+}
+
+// locator turns buffer offsets into 1-based lines and columns. It moves
+// forward only: callers ask for offsets in increasing order, so a chunk's
+// newlines are counted once however many findings it has.
+type locator struct {
+	data []byte
+	pos  int // offset up to which newlines have been counted
+	line int // line number at pos
+	col  int // column of data[0], for offsets before any newline in data
+	last int // offset of the last newline before pos, or -1
+}
+
+// at returns the line and 1-based column of data[off], off >= l.pos, and
+// moves to off.
+func (l *locator) at(off int) (line, col int) {
+	seg := l.data[l.pos:off]
+	if nl := bytes.Count(seg, newline); nl > 0 {
+		l.line += nl
+		l.last = l.pos + bytes.LastIndexByte(seg, '\n')
+	}
+	l.pos = off
+	return l.line, l.column(l.last, off)
+}
+
+// peek returns the line and column of data[off], off >= l.pos, without
+// moving.
+func (l *locator) peek(off int) (line, col int) {
+	seg := l.data[l.pos:off]
+	line, last := l.line, l.last
+	if nl := bytes.Count(seg, newline); nl > 0 {
+		line += nl
+		last = l.pos + bytes.LastIndexByte(seg, '\n')
+	}
+	return line, l.column(last, off)
+}
+
+func (l *locator) column(last, off int) int {
+	if last < 0 {
+		return l.col + off + 1
+	}
+	return off - last
+}
+
+// finding places m: its line and column are those of data[Start], its end
+// those of data[End-1], the last byte of the match (EndColumn inclusive, as
+// in gitleaks). Start and End follow gitleaks' placement (see Match).
+func (l *locator) finding(path string, m Match) report.Finding {
+	line, col := l.at(m.Start)
+	endLine, endCol := l.peek(max(m.End-1, m.Start))
+	return report.Finding{
+		RuleID:      m.RuleID,
+		Description: m.Description,
+		File:        path,
+		Line:        line,
+		Column:      col,
+		EndLine:     endLine,
+		EndColumn:   endCol,
+		Secret:      m.Secret,
+		Match:       m.Match,
+		Entropy:     m.Entropy,
+		Fingerprint: fingerprint(path, m.RuleID, line),
+		Tags:        m.Tags,
+	}
+}
+
+// fingerprint is the .gitleaksignore key of a finding: file:rule:line.
+func fingerprint(path, rule string, line int) string {
+	return path + ":" + rule + ":" + strconv.Itoa(line)
+}
+
+// scanStream scans r, an object with no size and no file of its own (an
+// archive member), chunk by chunk in the worker's own buffer. It is the
+// inline form of the Fetch chain, for readers that are valid only during a
+// call, and gives the same findings as a Fetch chain over the same bytes.
+func (e *engine) scanStream(w *worker, path string, r io.Reader) error {
+	ws := w.Scratch
+	o := &object{path: path}
+	o.st.line = 1
+	o.st.carry = newCarry(e.geo.overlap)
+	defer func() {
+		b := o.st.carry[:0]
+		carryPool.Put(&b)
+	}()
+	c := ws.own
+	for first := true; ; first = false {
+		if e.stop.Load() {
+			return nil
+		}
+		last, n, err := e.geo.fill(c, &o.st, r, e.geo.chunkSize, false)
+		ws.c.bytesRead += int64(n)
+		if first && e.skipContent(w, o, c, false) {
+			return err
+		}
+		ws.c.bytesScanned += int64(n)
+		ws.c.inline++
+		e.scanChunk(w, o, c)
+		if err != nil {
+			return fmt.Errorf("scan: read %s: %w", path, err)
+		}
+		if last {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package scan
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// object is a file admitted by the frontier: the ObjectCtx of the task
+// graph. It holds one frontier permit from admission until its last task
+// finishes.
+//
+// refs counts the tasks that hold the object: the Fetch chain holds one
+// reference (each Fetch passes it to the next), and every Scan task spawned
+// for one of its chunks holds one more. The task that drops refs to zero
+// releases the permit, so the permit is released exactly once, and only
+// after every task that touches the object is done.
+type object struct {
+	path string
+	refs atomic.Int32
+
+	// Owned by the Fetch chain (one Fetch at a time, each spawned by the
+	// previous one, so spawn orders their accesses).
+	f       *os.File // open from the first Fetch until the last chunk is read
+	size    int64    // size at open; reads stop there
+	st      stream
+	scanned bool // the content was read (counted in Stats.Files), not skipped
+}
+
+// carryPool recycles the carry buffers of objects longer than one chunk.
+var carryPool sync.Pool
+
+func newObject(path string) *object {
+	o := &object{path: path}
+	o.refs.Store(1)
+	o.st.line = 1
+	return o
+}
+
+// acquire adds a reference for a task about to be spawned.
+func (o *object) acquire() { o.refs.Add(1) }
+
+// release drops a task's reference and reports whether it was the last.
+func (o *object) release() bool {
+	n := o.refs.Add(-1)
+	if n < 0 {
+		panic("scan: object released more often than acquired")
+	}
+	return n == 0
+}
+
+// closeFile closes the object's file if it is still open. Only the Fetch
+// chain (or the last reference holder, once the chain is over) calls it.
+func (o *object) closeFile() {
+	if o.f != nil {
+		o.f.Close()
+		o.f = nil
+	}
+}
+
+// done is called by the holder of the last reference: it frees what the
+// object holds, returns the permit, and spawns an Enumerate task that was
+// waiting for it.
+func (e *engine) done(w *worker, o *object) {
+	o.closeFile()
+	if o.st.carry != nil {
+		b := o.st.carry[:0]
+		carryPool.Put(&b)
+		o.st.carry = nil
+	}
+	if o.scanned {
+		w.Scratch.c.files++
+		if p := e.s.Progress; p != nil {
+			p.Files.Add(1)
+		}
+	}
+	if j := e.front.release(); j != nil {
+		w.Spawn(task{kind: kindEnumerate, dir: j})
+	}
+}
+
+// drop releases one reference and finishes the object if it was the last.
+func (e *engine) drop(w *worker, o *object) {
+	if o.release() {
+		e.done(w, o)
+	}
+}
+
+func newCarry(overlap int) []byte {
+	if b, ok := carryPool.Get().(*[]byte); ok && cap(*b) >= overlap {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, overlap)
+}

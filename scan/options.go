@@ -1,0 +1,179 @@
+package scan
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/spindle-go/spindle"
+	"github.com/spindle-go/spindle/scan/report"
+)
+
+// Defaults for the zero fields of Options.
+const (
+	DefaultChunkSize    = 256 << 10 // bytes read per chunk, overlap not included
+	DefaultMaxInFlight  = 1024      // objects (files) in flight at once
+	DefaultArchiveDepth = 3         // nesting levels of archives opened
+	// BinaryProbe is how many leading bytes are searched for a NUL to tell a
+	// binary file from a text file, as git and ripgrep do.
+	BinaryProbe = 8 << 10
+)
+
+// Options configure a scan. The zero value scans with GOMAXPROCS workers and
+// the defaults above, but a Detector must be set.
+type Options struct {
+	// Workers is the number of executor workers; default GOMAXPROCS.
+	Workers int
+	// ChunkSize is how many new bytes each chunk reads; default 256 KiB.
+	// Values below the detector's overlap are raised to it.
+	ChunkSize int
+	// MaxInFlight bounds the objects (files being read or scanned) in flight:
+	// the ObjectFrontier's capacity. Default 1024.
+	MaxInFlight int
+	// Buffers bounds the shared chunk buffers that carry a chunk from a Fetch
+	// task to a Scan task; default 4 per worker. Each worker also owns one
+	// buffer of its own (see doc.go, Memory).
+	Buffers int
+
+	// Gitignore skips what .gitignore and .ignore files exclude, nested
+	// files included. Off by default: a secret scanner looks everywhere.
+	Gitignore bool
+	// FollowSymlinks follows symbolic links; loops are detected and
+	// reported as warnings. Off by default: links are counted as skipped.
+	FollowSymlinks bool
+	// ScanBinary scans files with a NUL in their first 8 KiB too.
+	ScanBinary bool
+	// FailFast ends the scan at the first warning: discovery stops, queued
+	// work is dropped, and Scan returns that warning as its error.
+	FailFast bool
+	// MaxFileSize skips files larger than this many bytes; 0 means no limit.
+	MaxFileSize int64
+	// ArchiveDepth is how many levels of nested archives are opened; 0
+	// turns archives off. Default 3. (Archive members are scanned once the
+	// scan/archive walker is wired in; see doc.go.)
+	ArchiveDepth int
+
+	// Detector holds the rules. Required.
+	Detector Detector
+	// Ignore lists fingerprints (file:rule:line) not to report, as read from
+	// a .gitleaksignore file. Nil reports everything.
+	Ignore Fingerprints
+
+	// OnFinding receives every finding. Calls are serialised by the engine,
+	// so the callback needs no locking, but it runs on a worker: a slow
+	// callback slows the scan.
+	OnFinding func(report.Finding)
+	// OnWarning receives every warning, serialised like OnFinding.
+	OnWarning func(Warning)
+	// Progress, if set, is updated while the scan runs; poll it from any
+	// goroutine.
+	Progress *Progress
+}
+
+// Fingerprints is a set of finding fingerprints to suppress. *rules.Ignore
+// implements it.
+type Fingerprints interface {
+	Has(fingerprint string) bool
+}
+
+// Warning is a problem that did not stop the scan: a file that could not be
+// opened or read, a directory that could not be listed, a dangling link, a
+// symlink loop. With Options.FailFast the first one stops it.
+type Warning struct {
+	Path string // the file or directory concerned
+	Op   string // what failed: "open", "read", "readdir", "stat", "symlink loop", ...
+	Err  error
+}
+
+func (w Warning) Error() string { return fmt.Sprintf("scan: %s %s: %v", w.Op, w.Path, w.Err) }
+
+// Unwrap returns the underlying error.
+func (w Warning) Unwrap() error { return w.Err }
+
+// Skip reasons, the keys of Stats.Skipped.
+const (
+	SkipBinary    = "binary"    // a NUL in the first BinaryProbe bytes
+	SkipSize      = "size"      // larger than MaxFileSize
+	SkipIgnored   = "ignored"   // excluded by .gitignore or .ignore
+	SkipAllowlist = "allowlist" // excluded by the rules' global allowlist paths
+	SkipSymlink   = "symlink"   // a link, and FollowSymlinks is off
+	SkipSpecial   = "special"   // a device, FIFO or socket
+	SkipGit       = "git"       // a .git directory
+)
+
+// Stats describe a finished scan.
+type Stats struct {
+	Files    int64            // files scanned
+	Dirs     int64            // directories listed
+	Bytes    int64            // bytes scanned, each byte once (overlap not counted)
+	Skipped  map[string]int64 // files and directories skipped, by reason (Skip*)
+	Warnings int64
+	Findings int64
+	Duration time.Duration
+	Phases   Phases          // per task kind
+	Executor spindle.Metrics // the executor's own counters
+}
+
+// Phases are the per-phase counters of the task graph, summed over workers.
+type Phases struct {
+	Enumerate, Fetch, Scan Phase
+	// Backpressure counts the times an Enumerate task found the frontier
+	// full and parked itself until an object finished.
+	Backpressure int64
+	// InlineScans counts chunks a Fetch task scanned itself because the
+	// chunk was the object's last, or because no shared buffer was free.
+	InlineScans int64
+	// BytesRead counts bytes read from storage, which excludes the overlap
+	// (it is copied, not re-read).
+	BytesRead int64
+}
+
+// Phase is one task kind's counters.
+type Phase struct {
+	Tasks int64         // tasks run
+	Busy  time.Duration // time spent running them, summed over workers
+}
+
+// Progress is a live view of a running scan, updated by the workers with
+// atomic adds. The zero value is ready; pass a pointer in Options.
+type Progress struct {
+	Discovered atomic.Int64 // objects admitted by the frontier
+	Files      atomic.Int64 // objects finished
+	Bytes      atomic.Int64 // bytes scanned
+	Findings   atomic.Int64
+	Warnings   atomic.Int64
+	Done       atomic.Bool // set when Scan returns
+}
+
+// settings are Options with defaults applied and the geometry derived.
+type settings struct {
+	Options
+	window  int // detector window W
+	overlap int // bytes carried into the next chunk: 2W
+}
+
+func (o Options) withDefaults() settings {
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.Buffers <= 0 {
+		o.Buffers = 4 * o.Workers
+	}
+	if o.ArchiveDepth < 0 {
+		o.ArchiveDepth = 0
+	}
+	if o.MaxFileSize < 0 {
+		o.MaxFileSize = 0
+	}
+	w := max(o.Detector.MaxWindow(), 0)
+	s := settings{Options: o, window: w, overlap: 2 * w}
+	if s.ChunkSize <= 0 {
+		s.ChunkSize = DefaultChunkSize
+	}
+	s.ChunkSize = max(s.ChunkSize, s.overlap, 1)
+	return s
+}
