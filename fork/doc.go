@@ -1,0 +1,147 @@
+// Package fork is heartbeat-scheduled fork/join: recursive code forks at
+// every node, and the pool decides how much of that potential parallelism
+// is worth paying for, so there is no grain size to tune.
+//
+//	p := fork.NewPool(fork.Config{})
+//	defer p.Close()
+//	total := fork.Call(p, sum, root)
+//
+//	func sum(t *fork.Task, n *Node) int {
+//		if n.Left == nil || n.Right == nil {
+//			return sumSeq(n)
+//		}
+//		var f fork.Future[*Node, int]
+//		f.Fork(t, sum, n.Right)
+//		s := n.Val + sum(t, n.Left)
+//		r, ok := f.Join(t)
+//		if !ok {
+//			r = sum(t, n.Right) // nobody took the fork: call it here
+//		}
+//		return s + r
+//	}
+//
+// # The scheme
+//
+// The package implements Spice (github.com/judofyr/spice), itself after
+// Acar, Charguéraud, Guatto, Rainey and Sieczkowski's heartbeat scheduling.
+// A fork does not create a task anybody can see. It pushes a record on the
+// forking worker's own job stack, and Join pops it; when nobody took the
+// job, Join reports false and the caller makes the call itself, so an
+// untaken fork costs a push and a pop: no allocation, no atomic
+// read-modify-write, no goroutine, no lock. Parallelism comes from the
+// heartbeat: every Config.Heartbeat (100µs by default), a busy worker that
+// sees an idle worker promotes the oldest record on its stack (the biggest
+// piece of work left, since older forks sit closer to the root) to a ready
+// list that idle workers take from. Scheduling work is thus paid once per
+// heartbeat, not once per fork: 100 ns of bookkeeping every 100µs is 0.1%.
+// Work that finishes within one heartbeat never leaves its worker, so small
+// inputs run at about the speed of plain recursive code, where fork/join
+// with a deque per worker (Rayon, or a goroutine per fork) pays tens of
+// nanoseconds to microseconds per fork.
+//
+// # The heartbeat
+//
+// Spice sets each worker's heartbeat flag from a dedicated thread. In Go
+// that thread would be a goroutine, and with as many workers as GOMAXPROCS
+// a sleeping goroutine gets a P back only when a worker blocks or at the
+// scheduler's 10ms preemption tick: measured, a 100µs ticker goroutine beat
+// 24 times in 500ms while two goroutines kept two Ps busy, against 5000
+// expected. So each worker keeps its own clock. Join (and each iteration of
+// For and Reduce, and Tick) decrements a per-Task countdown, a plain
+// decrement of a field only its owner touches; when it runs out, the
+// worker reads the monotonic clock (about 25ns) and, once a heartbeat has
+// passed, promotes. The countdown adapts so that the clock is read about
+// four times per heartbeat, whatever the cost of the code between two
+// ticks. There is no heartbeat goroutine, and an idle pool's workers sleep
+// on channels, so an idle pool uses no CPU. Promotion only happens when
+// some worker sleeps, so a fully busy pool, or a pool of one worker, pays
+// nothing but the countdown.
+//
+// # Records, and why no pointer into a stack is kept
+//
+// Go moves goroutine stacks when they grow, and the garbage collector must
+// see every pointer; so nothing in this package points into a stack, and
+// no stack address is kept as an integer. A Future lives in its caller's
+// frame, but it holds only a pointer to a heap record. Each Task owns a
+// job stack, a slice of records indexed by fork depth; the record at depth
+// d is reused by every later fork at depth d with the same In and Out (a
+// type assertion on the slot checks that), so recursive code, which forks
+// the same types at the same depths, allocates a record per depth once and
+// then never again. Fork copies fn and in into the record, Join reads the
+// output from it; a worker that takes the job reads fn and in from the
+// record and writes the output and any panic back to it. Every pointer in a
+// record is an ordinary, typed Go pointer the collector sees, and no
+// record, Task or Pool refers to a Future. The price of copying fn into a
+// heap record is the one allocation rule users meet: a closure that
+// captures variables escapes when stored there, so Fork allocates for it
+// (a top-level function does not), and so does Join2, whose second
+// function is forked (see Join2).
+//
+// Invariants of the job stack (Task.slots, Task.depth, Task.bottom):
+//
+//   - slots[:depth] are the forks and loops not yet joined, oldest first;
+//     only the owning worker's goroutine reads or writes them, except the
+//     fields of a promoted record that the worker running it writes before
+//     marking it done under the pool's lock.
+//   - Fork records below bottom have been promoted; at or above bottom they
+//     are local and their Join is the fast path. A loop frame stays offered
+//     (it is split again at the next heartbeat) until its range is spent.
+//   - A record is reused only after its Join has returned, which for a
+//     promoted record means after the worker that took it finished: while
+//     a joiner waits, its record stays on the stack and the work it runs
+//     meanwhile forks above it.
+//   - len(slots) > depth, so Fork's index never fails; Fork must inline
+//     into its caller to be cheap, and a bounds check costs less than a
+//     call.
+//
+// # Joins, waiting and panics
+//
+// A joiner whose job was taken does not idle: it runs other ready jobs
+// (which fork above its own record), and sleeps only when there are none;
+// the worker that finishes its job wakes it. A job that panics on another
+// worker has the panic recovered there, stored in its record, and raised
+// again by Join with the original value (errors.Is and type switches see
+// the same value; the stack trace is the joiner's). A panic that unwinds
+// past forks that were never joined (in the caller of Call, or in a taken
+// job) first withdraws the ones still offered and waits for the ones
+// taken, so that when the panic leaves Call, nothing the computation forked
+// is still running, and the pool is ready for the next Call.
+//
+// Misuse that would corrupt the job stack panics with a message instead:
+// joining a Future twice or one never forked, joining out of order or on
+// another Task, returning from Call's function or from a job with forks
+// left unjoined, forking a Future again before joining it (reported when
+// the enclosing function returns), and Call on a closed Pool (ErrClosed).
+//
+// # Loops
+//
+// For and Reduce need no grain size either. A loop runs its range in
+// order on its worker, with a frame on the job stack that records the next
+// index; when a heartbeat finds that frame the oldest offerable record, it
+// cuts the untouched rest of the range in two and publishes the upper half
+// as a job, which runs as a loop of its own (and is split in turn) wherever
+// it is taken. A loop of cheap bodies thus runs at about the speed of a
+// plain loop until someone is idle, and the number of pieces grows with
+// the number of idle workers and heartbeats, not with the range.
+//
+// # Limitations
+//
+// The heartbeat is cooperative. Promotion only happens when the worker
+// passes a Join, a loop iteration or a Tick, and it can only hand out jobs
+// that were already forked. A long leaf that never calls Tick cannot be
+// split, and it also holds back its siblings: the forks made before it
+// stay on its worker's stack until it returns. Users of Spice and of its
+// Rust port chili hit this (chili issue #33: two halves that each sleep for
+// a second never run in parallel). Call Tick in long loops that do not
+// fork (see the Task.Tick example), or use For, whose iterations tick.
+// Blocking calls (I/O, locks, channel waits) inside a job stall its worker
+// the same way: this package is for CPU-bound work.
+//
+// The first heartbeat of a Call comes one Heartbeat after it starts: a
+// computation shorter than that runs on the caller alone, by design.
+// Workers sleep when idle, so the first job of a burst waits for a
+// goroutine wake-up (a few microseconds) before it runs elsewhere.
+//
+// runtime.Goexit in a job taken by another worker (t.FailNow in a test, for
+// instance) ends that job; its joiner panics with an error saying so.
+package fork

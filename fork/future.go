@@ -1,0 +1,191 @@
+package fork
+
+// job is the record behind a Future: the forked function and its input,
+// and, if another worker ran it, the output. A job lives in one slot of its
+// owner's job stack for the life of the Task and is reused by every fork at
+// that depth with the same In and Out.
+type job[In, Out any] struct {
+	header
+	fn  func(*Task, In) Out
+	in  In
+	out Out
+	_   [cacheLine]byte // keep other workers' records off the written line
+}
+
+func (j *job[In, Out]) execute(t *Task) { j.out = j.fn(t, j.in) }
+
+func (j *job[In, Out]) offer(t *Task) (published, exhausted bool) {
+	t.pool.publishLocked(j)
+	return true, true
+}
+
+func (j *job[In, Out]) abandon(t *Task, promoted bool) {
+	if promoted {
+		t.pool.mu.Lock()
+		settle(t, j)
+		t.pool.mu.Unlock()
+	}
+	var zero Out
+	j.out = zero
+}
+
+func (j *job[In, Out]) scrub() {
+	var in In
+	var out Out
+	j.fn, j.in, j.out = nil, in, out
+}
+
+// Future is a forked call of fn(t, in) whose result is joined later. Its
+// zero value is ready for Fork; a Future is forked and joined once, on the
+// same Task, and futures are joined in the reverse order of their forks
+// (nested like function calls). Keep it in a local variable.
+//
+//	var f fork.Future[*Node, int]
+//	f.Fork(t, sum, n.Right)
+//	left := sum(t, n.Left)
+//	right, ok := f.Join(t)
+//	if !ok {
+//		right = sum(t, n.Right) // nobody took it: run it here
+//	}
+//
+// A Future holds one pointer, to the job record its Task keeps at the
+// fork's depth and reuses; the record is on the heap, so the Future itself
+// stays in the caller's frame.
+type Future[In, Out any] struct {
+	j *job[In, Out] // nil: not forked, or already joined
+}
+
+// Fork records the call fn(t, in) so that an idle worker may take it. It
+// does not run it: unless a heartbeat hands it to another worker before
+// Join, Join reports false and the caller makes the call itself.
+//
+// Fork copies fn and in into a heap record owned by t. With fn a top-level
+// function (or a method expression), an untaken fork allocates nothing
+// (after the first fork at each depth). A closure that captures variables
+// is stored too, so the compiler moves it, and what it captures, to the
+// heap: one allocation per Fork. The same holds for an in that points into
+// the caller's stack frame.
+//
+// Fork must not be called again on f before f is joined; a Future forked
+// twice leaves a fork unjoined, which the enclosing Call or job reports by
+// panicking when it returns.
+func (f *Future[In, Out]) Fork(t *Task, fn func(*Task, In) Out, in In) {
+	// Fork and Join must inline into the caller (a call would double the
+	// cost of a fork), and the compiler prices a direct call in a generic
+	// function at most of its inlining budget; a call through a function
+	// parameter costs a fraction. So the typed work stays here, and the
+	// untyped work is in non-generic functions reached through parameters
+	// (see via2): the rare install is a real call, the join bookkeeping
+	// inlines too.
+	j, _ := t.slots[t.depth].(*job[In, Out])
+	if j == nil {
+		j = new(job[In, Out])
+		via2(t, j, &j.header, (*Task).install)
+	}
+	j.fn, j.in = fn, in
+	f.j = j
+	t.depth++
+}
+
+// Join waits for the forked call and returns its result with true if
+// another worker took it. If nobody did, Join returns the zero Out and
+// false, and the caller must make the call itself: Spice's scheme, which
+// keeps an untaken fork as cheap as a plain call.
+//
+// If the job ran on another worker and panicked, Join panics with the
+// same value (the stack trace is that of the re-panic; the value is
+// unchanged, so errors.Is and type switches on it work).
+//
+// Join panics if f was not forked, was already joined, or is joined out
+// of order (a Future forked after f is still unjoined) or on another Task.
+func (f *Future[In, Out]) Join(t *Task) (out Out, taken bool) {
+	j := f.j
+	if j == nil {
+		panic("fork: Join on a Future that was not forked or is already joined")
+	}
+	f.j = nil
+	if via1(t, &j.header, (*Task).join) {
+		return j.out, true
+	}
+	return
+}
+
+// via1 and via2 call f. Calls through a function parameter are what the
+// inliner prices low (a constant function may inline after all), and a
+// constant argument turns them into direct calls, inlined when f is small.
+// They are distinct so that a chain through them is not taken for
+// recursion.
+func via1(t *Task, h *header, f func(*Task, *header) bool) bool { return f(t, h) }
+
+func via3(t *Task, h *header, f func(*Task, *header) bool) bool { return f(t, h) }
+
+func via2(t *Task, r record, h *header, f func(*Task, record, *header)) { f(t, r, h) }
+
+// join is Join's untyped fast path: pop the record and report false, unless
+// the record is not the top one (misuse), was promoted, or a heartbeat is
+// due.
+func (t *Task) join(h *header) bool {
+	d := t.depth - 1
+	t.budget--
+	if h.idx != d || h.owner != t || d < t.bottom || t.budget < 0 {
+		return via3(t, h, (*Task).joinSlow)
+	}
+	t.depth = d
+	return false
+}
+
+// joinSlow is Join's rare path. It reports whether another worker ran the
+// job (its output is then in the record). If the job panicked there,
+// joinSlow panics with the same value.
+//
+//go:noinline
+func (t *Task) joinSlow(h *header) bool {
+	d := t.depth - 1
+	if h.owner != t || h.idx != d {
+		panic("fork: Join out of order (join futures in the reverse order of their forks) or on another Task")
+	}
+	if d >= t.bottom {
+		t.depth = d
+		if t.budget < 0 {
+			t.beat()
+		}
+		return false
+	}
+	// Promoted. The record stays on the stack while we wait, so that jobs
+	// this worker runs meanwhile fork above it instead of reusing it; and
+	// nothing at or below it may be offered.
+	t.bottom = d + 1
+	s := t.slots[d].(shared)
+	p := t.pool
+	p.mu.Lock()
+	taken := t.joinShared(s)
+	p.mu.Unlock()
+	t.depth, t.bottom = d, d
+	if pv, ok := h.takePanic(); ok {
+		panic(pv)
+	}
+	return taken
+}
+
+// Join2 runs fa and fb, potentially in parallel, and returns both results.
+// fb is forked and fa runs on the calling worker; if nobody took fb by the
+// time fa returns, fb runs here too. A panic in either reaches the caller of
+// Join2 with its original value (fa's panic first: fb is then withdrawn or
+// waited for and its result dropped).
+//
+// fb is stored in the fork's record, so a closure that captures variables
+// costs one allocation per Join2 (the compiler moves it to the heap);
+// closures that capture nothing, and fa, cost none. Recursive code that
+// must not allocate uses Future with a top-level function.
+func Join2[A, B any](t *Task, fa func(*Task) A, fb func(*Task) B) (A, B) {
+	var f Future[func(*Task) B, B]
+	f.Fork(t, callThunk[B], fb)
+	a := fa(t)
+	b, ok := f.Join(t)
+	if !ok {
+		b = fb(t)
+	}
+	return a, b
+}
+
+func callThunk[B any](t *Task, fb func(*Task) B) B { return fb(t) }

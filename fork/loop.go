@@ -1,0 +1,303 @@
+package fork
+
+// A loop runs its range in order on its own worker. Its frame sits on the job
+// stack like a fork's record, and it records the next index it will start;
+// when a heartbeat finds the frame the oldest offerable record, it cuts the
+// untouched rest of the range in two and publishes the upper half as a piece
+// that runs as a loop of its own wherever it is taken. So a loop is split
+// only as often as heartbeats and idle workers ask for it: no grain size.
+
+// span is the state a loop shares with the heartbeat, owner-only.
+type span struct {
+	idx  int // the slot index; immutable
+	next int // first index not started yet
+	hi   int // end of the range this worker still owns
+}
+
+// cut gives the upper half of the untouched range away, returning it, or
+// reports false if there is nothing left to give.
+func (s *span) cut() (lo, hi int, ok bool) {
+	rest := s.hi - s.next
+	if rest <= 0 {
+		return 0, 0, false
+	}
+	mid := s.next + rest/2
+	lo, hi = mid, s.hi
+	s.hi = mid
+	return lo, hi, true
+}
+
+// forFrame is For's record.
+type forFrame struct {
+	span
+	body   func(*Task, int)
+	pieces []*forPiece // given away, oldest (highest range) first
+	_      [cacheLine]byte
+}
+
+// forPiece is a part of a For range running as a job.
+type forPiece struct {
+	header
+	lo, hi int
+	body   func(*Task, int)
+}
+
+func (pc *forPiece) execute(t *Task) { For(t, pc.lo, pc.hi, pc.body) }
+
+func (fr *forFrame) offer(t *Task) (published, exhausted bool) {
+	lo, hi, ok := fr.cut()
+	if !ok {
+		return false, true
+	}
+	pc := &forPiece{header: header{owner: t, idx: -1}, lo: lo, hi: hi, body: fr.body}
+	fr.pieces = append(fr.pieces, pc)
+	t.pool.publishLocked(pc)
+	return true, false
+}
+
+func (fr *forFrame) abandon(t *Task, _ bool) {
+	t.pool.mu.Lock()
+	for _, pc := range fr.pieces {
+		settle(t, pc)
+	}
+	t.pool.mu.Unlock()
+	clear(fr.pieces)
+	fr.pieces = fr.pieces[:0]
+}
+
+func (fr *forFrame) scrub() { fr.body = nil }
+
+// For calls body(t, i) for every i in [lo, hi), potentially in parallel.
+// There is no grain size to tune: the range runs in order on the calling
+// worker, and each heartbeat that finds an idle worker hands it the upper
+// half of what is left (recursively, wherever that half runs). A loop of
+// cheap bodies thus costs about a plain loop when it runs alone, and spreads
+// over the pool when it runs long enough to matter.
+//
+// For returns when every body has returned. A panic in a body reaches the
+// caller of For with its original value, after the rest of the range that
+// was given away has finished (the first panic wins). body may fork and
+// join (and must join what it forks); the heartbeat offers those jobs only
+// once the loop's own range is no longer worth splitting.
+//
+// body is kept in the loop's record, so a closure that captures variables
+// costs one allocation per For call, not per element.
+func For(t *Task, lo, hi int, body func(t *Task, i int)) {
+	if lo >= hi {
+		return
+	}
+	fr := pushFor(t)
+	fr.hi, fr.body = hi, body
+	for i := lo; ; {
+		fr.next = i + 1
+		body(t, i)
+		i++
+		if i >= fr.hi {
+			break
+		}
+		t.Tick()
+	}
+	// The frame stays on the stack until its pieces are in: a piece run
+	// inline must not reuse this slot.
+	checkLoopBalanced(t, fr.idx)
+	if len(fr.pieces) > 0 {
+		joinForPieces(t, fr)
+	}
+	popLoop(t, fr.idx)
+}
+
+// pushFor puts a For frame on the job stack, reusing the slot's record.
+func pushFor(t *Task) *forFrame {
+	d := t.depth
+	fr, _ := t.slots[d].(*forFrame)
+	if fr == nil {
+		fr = newFrame(t, func(d int) *forFrame { return &forFrame{span: span{idx: d}} })
+	}
+	t.depth = d + 1
+	return fr
+}
+
+// newFrame installs a fresh loop record at slots[t.depth].
+func newFrame[F record](t *Task, make func(d int) F) F {
+	d := t.depth
+	t.reserve(d)
+	if old := t.slots[d]; old != nil {
+		old.scrub()
+	}
+	fr := make(d)
+	t.slots[d] = fr
+	return fr
+}
+
+// checkLoopBalanced panics if a loop body left forks unjoined.
+func checkLoopBalanced(t *Task, d int) {
+	if t.depth-1 != d {
+		t.checkBalanced(d+1, "a For or Reduce body")
+	}
+}
+
+// popLoop takes a loop's frame off the job stack.
+func popLoop(t *Task, d int) {
+	t.depth = d
+	t.bottom = min(t.bottom, d)
+}
+
+// joinForPieces waits for the pieces a For gave away, newest first, running
+// the ones nobody took inline. It re-panics with the first panic.
+//
+//go:noinline
+func joinForPieces(t *Task, fr *forFrame) {
+	var pv any
+	failed := false
+	for i := len(fr.pieces) - 1; i >= 0; i-- {
+		pc := fr.pieces[i]
+		fr.pieces[i] = nil
+		joinPiece(t, pc)
+		if v, ok := pc.takePanic(); ok && !failed {
+			pv, failed = v, true
+		}
+	}
+	fr.pieces = fr.pieces[:0]
+	if failed {
+		panic(pv)
+	}
+}
+
+// joinPiece finishes a published loop piece: withdraws and runs it here if
+// nobody took it, or waits for it. Either way a panic ends up stored in the
+// piece, so that the loop can finish every piece before re-panicking.
+func joinPiece(t *Task, s shared) {
+	p := t.pool
+	p.mu.Lock()
+	taken := t.joinShared(s)
+	p.mu.Unlock()
+	if !taken {
+		s.head().status = statusTaken // run completes it, as for a thief
+		t.run(s)
+	}
+}
+
+// reduceFrame is Reduce's record.
+type reduceFrame[R any] struct {
+	span
+	zero   R
+	leaf   func(*Task, int) R
+	merge  func(a, b R) R
+	pieces []*reducePiece[R]
+	_      [cacheLine]byte
+}
+
+// reducePiece is a part of a Reduce range running as a job.
+type reducePiece[R any] struct {
+	header
+	lo, hi int
+	zero   R
+	leaf   func(*Task, int) R
+	merge  func(a, b R) R
+	out    R
+}
+
+func (pc *reducePiece[R]) execute(t *Task) {
+	pc.out = Reduce(t, pc.lo, pc.hi, pc.zero, pc.leaf, pc.merge)
+}
+
+func (fr *reduceFrame[R]) offer(t *Task) (published, exhausted bool) {
+	lo, hi, ok := fr.cut()
+	if !ok {
+		return false, true
+	}
+	pc := &reducePiece[R]{header: header{owner: t, idx: -1}, lo: lo, hi: hi, zero: fr.zero, leaf: fr.leaf, merge: fr.merge}
+	fr.pieces = append(fr.pieces, pc)
+	t.pool.publishLocked(pc)
+	return true, false
+}
+
+func (fr *reduceFrame[R]) abandon(t *Task, _ bool) {
+	t.pool.mu.Lock()
+	for _, pc := range fr.pieces {
+		settle(t, pc)
+	}
+	t.pool.mu.Unlock()
+	clear(fr.pieces)
+	fr.pieces = fr.pieces[:0]
+}
+
+func (fr *reduceFrame[R]) scrub() {
+	var zero R
+	fr.zero, fr.leaf, fr.merge = zero, nil, nil
+}
+
+// Reduce folds leaf(t, i) for every i in [lo, hi) with merge, potentially in
+// parallel, and returns the result (zero for an empty range). Like For, it
+// needs no grain size: the range runs in order here and heartbeats give the
+// upper half of what is left to idle workers, each of which folds its part
+// starting from zero. The parts are merged in index order, so merge must be
+// associative and zero an identity for it (merge need not be commutative).
+//
+// A panic in leaf or merge reaches the caller with its original value, after
+// the parts given away have finished. leaf, merge and zero are kept in the
+// loop's record: capturing closures cost one allocation per Reduce call.
+func Reduce[R any](t *Task, lo, hi int, zero R, leaf func(t *Task, i int) R, merge func(a, b R) R) R {
+	if lo >= hi {
+		return zero
+	}
+	fr := pushReduce[R](t)
+	fr.hi, fr.zero, fr.leaf, fr.merge = hi, zero, leaf, merge
+	acc := zero
+	for i := lo; ; {
+		fr.next = i + 1
+		acc = merge(acc, leaf(t, i))
+		i++
+		if i >= fr.hi {
+			break
+		}
+		t.Tick()
+	}
+	checkLoopBalanced(t, fr.idx)
+	if len(fr.pieces) > 0 {
+		acc = joinReducePieces(t, fr, acc)
+	}
+	popLoop(t, fr.idx)
+	return acc
+}
+
+func pushReduce[R any](t *Task) *reduceFrame[R] {
+	d := t.depth
+	fr, _ := t.slots[d].(*reduceFrame[R])
+	if fr == nil {
+		fr = newFrame(t, func(d int) *reduceFrame[R] { return &reduceFrame[R]{span: span{idx: d}} })
+	}
+	t.depth = d + 1
+	return fr
+}
+
+// joinReducePieces merges the pieces a Reduce gave away into acc. The newest
+// piece holds the range right after the loop's own, so merging newest first
+// keeps index order.
+//
+//go:noinline
+func joinReducePieces[R any](t *Task, fr *reduceFrame[R], acc R) R {
+	var pv any
+	failed := false
+	var zero R
+	for i := len(fr.pieces) - 1; i >= 0; i-- {
+		pc := fr.pieces[i]
+		fr.pieces[i] = nil
+		joinPiece(t, pc)
+		if v, ok := pc.takePanic(); ok {
+			if !failed {
+				pv, failed = v, true
+			}
+			continue
+		}
+		if !failed {
+			acc = fr.merge(acc, pc.out)
+		}
+		pc.out = zero
+	}
+	fr.pieces = fr.pieces[:0]
+	if failed {
+		panic(pv)
+	}
+	return acc
+}

@@ -1,0 +1,264 @@
+package fork
+
+import (
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Config sets up a Pool. The zero value is ready to use.
+type Config struct {
+	// Workers is the number of goroutines that run jobs, counting the
+	// goroutine that calls Call: a Pool starts Workers-1 background workers,
+	// and Workers == 1 runs everything on the caller. Zero or negative means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+	// Heartbeat is how often a busy worker offers its oldest forked job to
+	// idle workers. Shorter beats split smaller pieces of work at a higher
+	// bookkeeping cost; work that finishes within one beat never leaves its
+	// worker. Zero or negative means 100µs.
+	Heartbeat time.Duration
+}
+
+// DefaultHeartbeat is the heartbeat a Pool uses when Config.Heartbeat is zero.
+const DefaultHeartbeat = 100 * time.Microsecond
+
+// ErrClosed is the value Call panics with when its Pool has been closed.
+// Call returns no error, and running on a closed pool is a programming error
+// (the caller can always know), so it panics; recover it and test it with
+// errors.Is if a shutdown race is expected.
+var ErrClosed = errors.New("fork: Call on a closed Pool")
+
+// Pool runs fork/join computations on a fixed set of workers. Create it with
+// NewPool and release it with Close. All methods and Call are safe for
+// concurrent use.
+type Pool struct {
+	heartbeat time.Duration
+	workers   int
+
+	// nsleep mirrors len(sleepers) so that a heartbeat can see without taking
+	// mu that nobody would take an offered job. Written only under mu.
+	nsleep atomic.Int32
+
+	mu sync.Mutex
+	// ready holds promoted jobs nobody has taken yet, oldest first. Guarded by mu.
+	ready []shared
+	// sleepers are Tasks parked in sleep, waiting for ready work or for a
+	// job of theirs to finish. A Task is in sleepers iff its sleeping flag is
+	// set; whoever removes it sends exactly one token on its wake channel.
+	// Guarded by mu.
+	sleepers []*Task
+	// spare holds the Tasks of finished Calls for reuse, so a Call in steady
+	// state allocates nothing. Guarded by mu.
+	spare  []*Task
+	closed bool // guarded by mu
+
+	wg sync.WaitGroup // background workers
+}
+
+// NewPool starts a pool with cfg.Workers-1 background workers. The workers
+// park when there is nothing to do, so an idle Pool uses no CPU.
+func NewPool(cfg Config) *Pool {
+	p := &Pool{workers: cfg.Workers, heartbeat: cfg.Heartbeat}
+	if p.workers <= 0 {
+		p.workers = runtime.GOMAXPROCS(0)
+	}
+	if p.heartbeat <= 0 {
+		p.heartbeat = DefaultHeartbeat
+	}
+	p.wg.Add(p.workers - 1)
+	for range p.workers - 1 {
+		go p.work(newTask(p))
+	}
+	return p
+}
+
+// Close stops the background workers and waits for them to exit. A worker
+// busy with a job finishes that job first. Calls already running finish
+// normally (on fewer workers, possibly only their caller); Calls that start
+// after Close panic with ErrClosed. Close is idempotent. It must not be called
+// from inside a job of the same pool: it would wait for itself.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		// Wake everyone: background workers see closed and exit, joiners
+		// see their job is not done and go back to sleep.
+		for len(p.sleepers) > 0 {
+			p.wakeLocked(p.sleepers[len(p.sleepers)-1])
+		}
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+}
+
+// Call runs f(t, in) on the calling goroutine as the root of a fork/join
+// computation and returns its result; the jobs f forks may run on the pool's
+// other workers. Any number of goroutines may Call on one Pool at once.
+//
+// A panic in f, or in any job f forks (directly or not) and joins, reaches
+// the caller of Call as a panic with the original value. Before it leaves
+// Call, every job the computation forked has finished or been discarded, so
+// nothing from it still runs afterwards and the pool stays usable.
+//
+// Call on a closed Pool panics with ErrClosed.
+func Call[In, Out any](p *Pool, f func(t *Task, in In) Out, in In) Out {
+	t := p.acquire()
+	defer p.release(t)
+	out := f(t, in)
+	t.checkBalanced(0, "Call's function")
+	return out
+}
+
+// acquire hands the caller of Call a Task of its own.
+func (p *Pool) acquire() *Task {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		panic(ErrClosed)
+	}
+	var t *Task
+	if n := len(p.spare); n > 0 {
+		t = p.spare[n-1]
+		p.spare[n-1] = nil
+		p.spare = p.spare[:n-1]
+	}
+	p.mu.Unlock()
+	if t == nil {
+		t = newTask(p)
+	}
+	t.resetClock()
+	return t
+}
+
+// release runs when Call returns or unwinds. On a panic (or runtime.Goexit)
+// the job stack still holds the frames that were unwound past; abandoning
+// them waits for their taken jobs and withdraws the offered ones, so the
+// Task is clean for the next Call. The panic itself keeps going untouched,
+// with its original value and stack.
+func (p *Pool) release(t *Task) {
+	if t.depth != 0 {
+		t.unwind(0)
+	}
+	t.scrub()
+	p.mu.Lock()
+	p.spare = append(p.spare, t)
+	p.mu.Unlock()
+}
+
+// work is a background worker's loop: take the oldest ready job, run it,
+// sleep when there is none, exit once the pool is closed.
+func (p *Pool) work(t *Task) {
+	exited := false
+	defer func() {
+		if !exited {
+			// A job called runtime.Goexit on this goroutine; run already
+			// marked it done. Keep the pool at full strength.
+			p.mu.Lock()
+			if !p.closed {
+				p.wg.Add(1)
+				go p.work(t)
+			}
+			p.mu.Unlock()
+		}
+		p.wg.Done()
+	}()
+	p.mu.Lock()
+	for !p.closed {
+		if s := p.takeLocked(); s != nil {
+			p.mu.Unlock()
+			t.run(s)
+			p.mu.Lock()
+			continue
+		}
+		// Drop references to user data before parking: the records keep
+		// the last fn and input of each depth alive otherwise.
+		p.mu.Unlock()
+		t.scrub()
+		p.mu.Lock()
+		if p.closed || len(p.ready) > 0 {
+			continue
+		}
+		p.sleepLocked(t)
+	}
+	p.mu.Unlock()
+	exited = true
+}
+
+// publishLocked makes s available to idle workers and wakes one of them.
+func (p *Pool) publishLocked(s shared) {
+	s.head().status = statusShared
+	p.ready = append(p.ready, s)
+	if n := len(p.sleepers); n > 0 {
+		p.wakeLocked(p.sleepers[n-1])
+	}
+}
+
+// takeLocked removes and returns the oldest ready job, marking it taken, or
+// returns nil.
+func (p *Pool) takeLocked() shared {
+	if len(p.ready) == 0 {
+		return nil
+	}
+	s := p.ready[0]
+	n := copy(p.ready, p.ready[1:])
+	p.ready[n] = nil
+	p.ready = p.ready[:n]
+	s.head().status = statusTaken
+	return s
+}
+
+// unshareLocked withdraws s, which must be ready (statusShared), so that
+// its owner can run it inline.
+func (p *Pool) unshareLocked(s shared) {
+	for i, r := range p.ready {
+		if r == s {
+			n := copy(p.ready[i:], p.ready[i+1:])
+			p.ready[i+n] = nil
+			p.ready = p.ready[:i+n]
+			s.head().status = statusLocal
+			return
+		}
+	}
+	panic("fork: internal error: shared job missing from the ready list")
+}
+
+// completeLocked marks h done and wakes its owner if it sleeps.
+func (p *Pool) completeLocked(h *header) {
+	h.status = statusDone
+	if h.owner.sleeping {
+		p.wakeLocked(h.owner)
+	}
+}
+
+// sleepLocked parks t until someone calls wakeLocked(t). It is called with
+// mu held and returns with mu held.
+func (p *Pool) sleepLocked(t *Task) {
+	t.sleeping = true
+	p.sleepers = append(p.sleepers, t)
+	p.nsleep.Store(int32(len(p.sleepers)))
+	p.mu.Unlock()
+	<-t.wake
+	p.mu.Lock()
+}
+
+// wakeLocked removes a sleeping t from sleepers and unparks it.
+// Invariant: t.wake holds at most one token, because only the goroutine that
+// clears t.sleeping sends and t sets it again only after receiving.
+func (p *Pool) wakeLocked(t *Task) {
+	for i, s := range p.sleepers {
+		if s == t {
+			last := len(p.sleepers) - 1
+			p.sleepers[i] = p.sleepers[last]
+			p.sleepers[last] = nil
+			p.sleepers = p.sleepers[:last]
+			p.nsleep.Store(int32(last))
+			t.sleeping = false
+			t.wake <- struct{}{}
+			return
+		}
+	}
+	panic("fork: internal error: sleeping task missing from the sleepers list")
+}

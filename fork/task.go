@@ -1,0 +1,264 @@
+package fork
+
+import (
+	"errors"
+	"time"
+)
+
+// cacheLine pads structures written on every fork so that two workers never
+// write the same cache line (false sharing would cost more than the fork).
+const cacheLine = 64
+
+// Heartbeat clock tuning. A worker reads the clock once every `period`
+// ticks and adapts period so that reads land about checksPerBeat times per
+// heartbeat: often enough to beat on time, rarely enough that the clock
+// (about 25 ns) costs nothing measurable.
+const (
+	checksPerBeat = 4
+	initialPeriod = 64
+	maxPeriod     = 1 << 20
+)
+
+// Task is one worker's view of the computation: its job stack and its
+// heartbeat clock. Every function that runs under a Pool receives the *Task
+// of the worker running it and must pass that same *Task to Fork, Join,
+// Join2, For, Reduce and Tick. A *Task must not be kept or used by another
+// goroutine: a closure that captures an outer *Task and runs as a forked job
+// would use another worker's Task.
+type Task struct {
+	// Owner-only fields, touched on every fork and join.
+
+	// depth is the number of records on the job stack: slots[:depth] belong
+	// to forks (and For/Reduce loops) that have not been joined yet.
+	depth int
+	// bottom is the oldest record the heartbeat may still offer: every fork
+	// record below it has been promoted (it is ready or taken), and loops
+	// below it cannot be split any more. Fork records at or above bottom
+	// are local, so their Join is the fast path. bottom <= depth.
+	bottom int
+	// budget counts down the ticks until the next clock read.
+	budget int
+	// slots is the job stack, indexed by depth. A slot keeps its record after
+	// the join, so a later fork at the same depth with the same types reuses
+	// it: that is what makes an untaken fork allocation-free.
+	slots []record
+	pool  *Pool
+
+	// Heartbeat clock, owner-only.
+	period    int
+	lastCheck time.Duration
+	lastBeat  time.Duration
+
+	// Guarded by pool.mu.
+	sleeping bool
+	wake     chan struct{} // capacity 1; see Pool.wakeLocked
+
+	_ [cacheLine]byte
+}
+
+func newTask(p *Pool) *Task {
+	return &Task{
+		pool:   p,
+		slots:  make([]record, 1, 16), // len(slots) > depth always
+		period: initialPeriod,
+		budget: initialPeriod,
+		wake:   make(chan struct{}, 1),
+	}
+}
+
+// Tick is the heartbeat check: it counts down and, every so often, reads the
+// clock; once a heartbeat has passed and some worker is idle, it offers the
+// oldest job this worker has forked but not started. Fork, For and Reduce
+// call it. Call it yourself in a long loop that does not fork, so that the
+// jobs forked around the loop can move to idle workers while it runs.
+func (t *Task) Tick() {
+	t.budget--
+	if t.budget < 0 {
+		t.beat()
+	}
+}
+
+// beat is Tick's slow path.
+//
+//go:noinline
+func (t *Task) beat() {
+	p := t.pool
+	now := clock()
+	target := p.heartbeat / checksPerBeat
+	elapsed := now - t.lastCheck
+	t.lastCheck = now
+	switch {
+	case elapsed < target/2 && t.period < maxPeriod:
+		t.period *= 2
+	case elapsed > 2*target && t.period > 1:
+		t.period /= 2
+	}
+	t.budget = t.period
+	if now-t.lastBeat < p.heartbeat {
+		return
+	}
+	t.lastBeat = now
+	if p.nsleep.Load() == 0 || t.bottom >= t.depth {
+		return // nobody would take it, or nothing to offer
+	}
+	p.mu.Lock()
+	// Offer the oldest record that still has work to give. A fork record
+	// is promoted whole; a loop gives away half of what it has left and
+	// stays at bottom, so the next beat can split it again.
+	for len(p.sleepers) > 0 && t.bottom < t.depth {
+		published, exhausted := t.slots[t.bottom].offer(t)
+		if exhausted {
+			t.bottom++
+		}
+		if published {
+			break
+		}
+	}
+	p.mu.Unlock()
+}
+
+var epoch = time.Now()
+
+// clock returns monotonic time since the package started.
+func clock() time.Duration { return time.Since(epoch) }
+
+// resetClock starts the heartbeat afresh, so time spent asleep or between
+// Calls neither triggers an immediate beat nor skews the tick period.
+func (t *Task) resetClock() {
+	now := clock()
+	t.lastCheck, t.lastBeat = now, now
+	t.budget = t.period
+}
+
+// errGoexit is what a joiner sees when the job it waits for ended with
+// runtime.Goexit on another worker.
+var errGoexit = errors.New("fork: a forked job called runtime.Goexit")
+
+// run executes a job taken from the ready list on t. A panic is caught and
+// stored for the joiner; nested records the panic unwound past are
+// abandoned first, so that when the joiner wakes, nothing the job forked is
+// still running.
+func (t *Task) run(s shared) {
+	h := s.head()
+	base := t.depth
+	saved := t.bottom
+	// Nothing below the job's own forks may be offered while it runs: this
+	// worker's older records, if any, are already promoted or joined.
+	t.bottom = base
+	t.resetClock()
+	finished := false
+	defer func() {
+		if !finished {
+			r := recover()
+			if r == nil {
+				r = errGoexit // Goexit: recover reports nothing, unwinding goes on
+			}
+			t.unwind(base)
+			h.panicked, h.pv = true, r
+		}
+		t.bottom = saved
+		p := t.pool
+		p.mu.Lock()
+		p.completeLocked(h)
+		p.mu.Unlock()
+	}()
+	s.execute(t)
+	t.checkBalanced(base, "a forked job")
+	finished = true
+}
+
+// checkBalanced panics if a function returned with forks it did not join.
+// Their records are abandoned first, so the Task stays consistent.
+func (t *Task) checkBalanced(base int, who string) {
+	if t.depth != base {
+		t.unwind(base)
+		panic("fork: " + who + " returned without joining every Future it forked")
+	}
+}
+
+// waitFor blocks until h is done, running other ready jobs meanwhile (so a
+// joiner whose job was taken keeps its core busy) and sleeping when there
+// are none. Called and returns with pool.mu held.
+func (t *Task) waitFor(h *header) {
+	p := t.pool
+	for h.status != statusDone {
+		if s := p.takeLocked(); s != nil {
+			p.mu.Unlock()
+			t.run(s)
+			p.mu.Lock()
+			continue
+		}
+		p.sleepLocked(t)
+	}
+	// If a publisher woke us but our own job finished first, pass the
+	// wake-up on so the ready job does not wait for the next heartbeat.
+	if len(p.ready) > 0 && len(p.sleepers) > 0 {
+		p.wakeLocked(p.sleepers[len(p.sleepers)-1])
+	}
+	t.resetClock()
+}
+
+// joinShared finishes a promoted job: it withdraws it if nobody took it yet
+// (reporting false so the caller runs it inline), or waits for it. Called
+// and returns with pool.mu held.
+func (t *Task) joinShared(s shared) (taken bool) {
+	h := s.head()
+	if h.status == statusShared {
+		t.pool.unshareLocked(s)
+		return false
+	}
+	t.waitFor(h)
+	return true
+}
+
+// unwind abandons the records in slots[base:depth], newest first, after a
+// panic (or Goexit) unwound past the frames that would have joined them:
+// offered jobs are withdrawn, taken ones are waited for, and panics they
+// raised are dropped in favour of the one already in flight.
+func (t *Task) unwind(base int) {
+	promoted := t.bottom
+	// While we wait below, this worker may run other jobs; none of the
+	// abandoned records may be offered in the meantime.
+	t.bottom = t.depth
+	for i := t.depth - 1; i >= base; i-- {
+		t.slots[i].abandon(t, i < promoted)
+	}
+	t.depth = base
+	t.bottom = min(promoted, base)
+}
+
+// scrub drops the references the records keep to user functions, inputs
+// and results, so that a pool does not keep a finished computation's data
+// alive.
+func (t *Task) scrub() {
+	for _, r := range t.slots {
+		if r == nil {
+			break // slots are filled from the bottom
+		}
+		r.scrub()
+	}
+}
+
+// install puts a new record r, whose header is h, on top of the stack,
+// replacing the record of another type that held the slot, if any.
+//
+//go:noinline
+func (t *Task) install(r record, h *header) {
+	d := t.depth
+	h.owner, h.idx = t, d
+	if old := t.slots[d]; old != nil {
+		old.scrub()
+	}
+	t.slots[d] = r
+	if d+1 == len(t.slots) { // keep len(slots) > depth
+		t.slots = append(t.slots, nil)
+	}
+}
+
+// reserve keeps the invariant len(slots) > depth for a record about to be
+// pushed at slots[d].
+func (t *Task) reserve(d int) {
+	if d+1 == len(t.slots) {
+		t.slots = append(t.slots, nil)
+	}
+}
