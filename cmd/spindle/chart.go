@@ -8,15 +8,18 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
 
 // The bench chart: for each workload a heading and one horizontal bar per
-// implementation, its length the time per unit relative to the slowest
-// implementation of that workload (so shorter is faster, and each workload
-// has its own scale: a tree node and a graph task cost different things).
-// The label after each bar gives the time and the ratio to goroutines.
+// implementation, its length the time per unit on one logarithmic axis
+// shared by the whole chart, with a grid line at every power of ten. Shorter
+// is faster. The axis is logarithmic because the times span three or four
+// orders of magnitude (a forked tree node costs a few ns, a goroutine
+// hundreds): on a linear axis every Spindle bar would be a sliver. The label
+// after each bar gives the time and the ratio to goroutines.
 //
 // The chart is laid out once, as rectangles and text on a pixel grid, and
 // then written either as SVG or rasterised to PNG with the bitmap font in
@@ -39,6 +42,7 @@ const (
 var (
 	chartBackground = color.RGBA{0xff, 0xff, 0xff, 0xff}
 	chartInk        = color.RGBA{0x22, 0x22, 0x22, 0xff}
+	chartGrid       = color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
 	chartMuted      = color.RGBA{0x66, 0x66, 0x66, 0xff}
 	barSpindle      = color.RGBA{0x2b, 0x6c, 0xb0, 0xff} // Spindle's implementations
 	barGoroutines   = color.RGBA{0x9a, 0x9a, 0x9a, 0xff} // the baseline
@@ -78,6 +82,33 @@ func layoutChart(results []benchResult, title string) figure {
 	}
 	y += lineH / 2
 
+	// The axis: from the power of ten at or below the fastest time to the
+	// one at or above the slowest.
+	lo, hi := math.Inf(1), 0.0
+	for _, r := range results {
+		if r.nsUnit > 0 {
+			lo, hi = min(lo, r.nsUnit), max(hi, r.nsUnit)
+		}
+	}
+	if hi == 0 {
+		lo, hi = 1, 10
+	}
+	decLo, decHi := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
+	if decHi <= decLo {
+		decHi = decLo + 1
+	}
+	barX := chartMargin + labelColumn
+	xOf := func(ns float64) int {
+		return barX + int(float64(barMaxWidth)*(math.Log10(ns)-decLo)/(decHi-decLo)+0.5)
+	}
+	for d := decLo; d <= decHi; d++ {
+		label := formatNanos(math.Pow(10, d))
+		x := xOf(math.Pow(10, d)) - utf8.RuneCountInString(label)*charW/2
+		text(max(x, barX-charW), label, chartMuted)
+	}
+	y += lineH
+	gridTop := y
+
 	for start := 0; start < len(results); {
 		end := start + 1
 		for end < len(results) && results[end].w == results[start].w {
@@ -85,17 +116,13 @@ func layoutChart(results []benchResult, title string) figure {
 		}
 		group := results[start:end]
 		w := group[0].w
-		text(chartMargin, fmt.Sprintf("%s: %s (time per %s, shorter is faster)", w.group, w.name, w.unit), chartInk)
+		text(chartMargin, fmt.Sprintf("%s: %s (time per %s)", w.group, w.name, w.unit), chartInk)
 		y += lineH
-		slowest := 0.0
-		for _, r := range group {
-			slowest = max(slowest, r.nsUnit)
-		}
 		for _, r := range group {
 			text(chartMargin, truncateText(r.impl, labelColumn/charW-1), chartMuted)
 			length := 1
-			if slowest > 0 {
-				length = max(1, int(float64(barMaxWidth)*r.nsUnit/slowest+0.5))
+			if r.nsUnit > 0 {
+				length = max(1, xOf(r.nsUnit)-barX)
 			}
 			fill := barOther
 			switch {
@@ -104,15 +131,20 @@ func layoutChart(results []benchResult, title string) figure {
 			case strings.HasPrefix(r.impl, "spindle") || strings.HasPrefix(r.impl, "fork") || strings.HasPrefix(r.impl, "flow"):
 				fill = barSpindle
 			}
-			x := chartMargin + labelColumn
-			f.rects = append(f.rects, figRect{x: x, y: y, w: length, h: barHeight, fill: fill})
+			f.rects = append(f.rects, figRect{x: barX, y: y, w: length, h: barHeight, fill: fill})
 			label := fmt.Sprintf("%s/%s  %s", formatNanos(r.nsUnit), w.unit, formatSpeedup(r))
-			text(x+length+12, label, chartInk)
+			text(barX+length+12, label, chartInk)
 			y += lineH
 		}
 		y += lineH / 2
 		start = end
 	}
+	// Grid lines go first so that bars and text are drawn over them.
+	var grid []figRect
+	for d := decLo; d <= decHi; d++ {
+		grid = append(grid, figRect{x: xOf(math.Pow(10, d)), y: gridTop - lineH/4, w: 1, h: y - gridTop, fill: chartGrid})
+	}
+	f.rects = append(grid, f.rects...)
 	f.height = y + chartMargin - lineH/2
 	return f
 }
