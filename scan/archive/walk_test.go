@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
@@ -339,5 +340,28 @@ func TestXzDictionaryOverWindowIsAWindowBudget(t *testing.T) {
 	res := walkAll(t, "w.xz", data, lim)
 	if be := onlyBudget(t, res.warnings, BudgetWindow); be.Archive != "w.xz" || be.Limit != 1<<20 {
 		t.Errorf("got %+v", be)
+	}
+}
+
+func TestZipEndRecordIsFoundPastCommentsAndTrailingData(t *testing.T) {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	fw, _ := zw.Create("a.txt")
+	io.WriteString(fw, secret)
+	zw.SetComment("a comment that mentions PK\x05\x06 on purpose")
+	zw.Close()
+	commented := b.Bytes()
+	for _, tt := range []struct {
+		name     string
+		data     []byte
+		warnings int
+	}{
+		{"comment.zip", commented, 0},
+		{"trailing.zip", append(bytes.Clone(commented), "appended junk"...), 1},
+	} {
+		res := walkAll(t, tt.name, tt.data, DefaultLimits())
+		if res.members[tt.name+"!a.txt"] != secret || len(res.warnings) != tt.warnings {
+			t.Errorf("%s: members %q, warnings %v", tt.name, res.members, res.warnings)
+		}
 	}
 }

@@ -1,0 +1,122 @@
+package archive_test
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spindle-go/spindle/scan/archive"
+)
+
+// tarGz builds a .tar.gz in memory from name, content pairs.
+func tarGz(pairs ...string) []byte {
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	tw := tar.NewWriter(gz)
+	for i := 0; i < len(pairs); i += 2 {
+		tw.WriteHeader(&tar.Header{Name: pairs[i], Mode: 0o644, Size: int64(len(pairs[i+1]))})
+		io.WriteString(tw, pairs[i+1])
+	}
+	tw.Close()
+	gz.Close()
+	return b.Bytes()
+}
+
+func zipOf(pairs ...string) []byte {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for i := 0; i < len(pairs); i += 2 {
+		w, _ := zw.Create(pairs[i])
+		io.WriteString(w, pairs[i+1])
+	}
+	zw.Close()
+	return b.Bytes()
+}
+
+// Walk streams every member to visit, nested archives included; the names
+// say where each member came from.
+func ExampleWalk() {
+	inner := zipOf("x.env", "TOKEN=abc")
+	data := tarGz("README", "hello", "lib/inner.zip", string(inner))
+
+	err := archive.Walk(context.Background(), "a.tar.gz", bytes.NewReader(data), int64(len(data)),
+		archive.DefaultLimits(),
+		func(m archive.Member, r io.Reader) error {
+			b, err := io.ReadAll(r)
+			fmt.Printf("%s (depth %d): %s\n", m.Name, m.Depth, b)
+			return err
+		},
+		func(warning error) { fmt.Println("warning:", warning) })
+	if err != nil {
+		fmt.Println("error:", err)
+	}
+	// Output:
+	// a.tar.gz!README (depth 1): hello
+	// a.tar.gz!lib/inner.zip!x.env (depth 2): TOKEN=abc
+}
+
+// A Root shares one byte budget among all the archives of a scan root; a
+// budget hit is a warning naming the archive and the budget.
+func ExampleRoot() {
+	lim := archive.DefaultLimits()
+	lim.MaxRootBytes = 10
+	root := archive.NewRoot(lim)
+	visit := func(m archive.Member, r io.Reader) error {
+		b, err := io.ReadAll(r)
+		fmt.Printf("%s: %q\n", m.Name, b)
+		return err
+	}
+	warn := func(w error) { fmt.Println("warning:", w) }
+	for _, name := range []string{"one.tar.gz", "two.tar.gz"} {
+		data := tarGz("a.txt", "12345678", "b.txt", "12345678")
+		if err := root.Walk(context.Background(), name, bytes.NewReader(data), int64(len(data)), visit, warn); err != nil {
+			fmt.Println("error:", err)
+		}
+	}
+	// Output:
+	// one.tar.gz!a.txt: "12345678"
+	// one.tar.gz!b.txt: "12345678"
+	// warning: archive: one.tar.gz: root-bytes budget exceeded (limit 10 B)
+	// warning: archive: two.tar.gz: root-bytes budget exceeded (limit 10 B)
+}
+
+// A compressed file that is not an archive is one member under its own
+// name; MaxDepth 0 turns archives off and hands the bytes over as they are.
+func ExampleWalk_compressedFile() {
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	io.WriteString(gz, "password=hunter2")
+	gz.Close()
+	for _, depth := range []int{3, 0} {
+		lim := archive.DefaultLimits()
+		lim.MaxDepth = depth
+		archive.Walk(context.Background(), "notes.txt.gz", bytes.NewReader(b.Bytes()), int64(b.Len()), lim,
+			func(m archive.Member, r io.Reader) error {
+				data, err := io.ReadAll(r)
+				fmt.Printf("depth %d: %s, %d bytes, gzip: %v\n", depth, m.Name, len(data),
+					archive.Detect(data) == archive.Gzip)
+				return err
+			}, nil)
+	}
+	// Output:
+	// depth 3: notes.txt.gz, 16 bytes, gzip: false
+	// depth 0: notes.txt.gz, 40 bytes, gzip: true
+}
+
+// Detect trusts magic numbers; DetectName only guesses from the name.
+func ExampleDetect() {
+	fmt.Println(archive.Detect([]byte("PK\x03\x04...")))
+	fmt.Println(archive.Detect([]byte{0x1f, 0x8b, 0x08, 0x00}))
+	fmt.Println(archive.Detect([]byte("just text, though named notes.gz")))
+	fmt.Println(archive.DetectName("app.jar"), archive.DetectName("x.tar.gz"), archive.DetectName(strings.ToUpper("x.tzst")))
+	// Output:
+	// zip
+	// gzip
+	// none
+	// zip gzip zstd
+}
