@@ -3,25 +3,35 @@ package fork_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/spindle-go/spindle/fork"
 )
 
+// The benchmarks compare each workload written as plain sequential code
+// with the same code under a Pool of 1 and 2 workers. The acceptance ratios
+// (DESIGN.md §6) are between sub-benchmarks of one run:
+//
+//	go test -run '^$' -bench 'TreeSum|For|Reduce' -count 5 ./fork
+//
+// ns/node and ns/elem are the figures to compare.
+
 var sink int
+
+func perItem(b *testing.B, n int, unit string) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), unit)
+}
 
 func BenchmarkTreeSum(b *testing.B) {
 	for _, size := range []int{1<<20 - 1, 1023} {
 		root := balanced(1, size)
-		want := size * (size + 1) / 2
-		perNode := func(b *testing.B) {
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size), "ns/node")
-		}
+		want := sumSeq(root)
 		b.Run(fmt.Sprintf("nodes=%d/sequential", size), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				sink = sumSeq(root)
 			}
-			perNode(b)
+			perItem(b, size, "ns/node")
 		})
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("nodes=%d/workers=%d", size, workers), func(b *testing.B) {
@@ -33,8 +43,149 @@ func BenchmarkTreeSum(b *testing.B) {
 						b.Fatalf("sum = %d, want %d", got, want)
 					}
 				}
-				perNode(b)
+				perItem(b, size, "ns/node")
 			})
 		}
+	}
+}
+
+// mix is a cheap per-element computation (a few nanoseconds): the body of
+// the loop benchmarks.
+func mix(i int) uint32 {
+	x := uint64(i) * 0x9e3779b97f4a7c15
+	x ^= x >> 29
+	x *= 0xbf58476d1ce4e5b9
+	return uint32(x ^ x>>32)
+}
+
+const elems = 10_000_000
+
+func BenchmarkFor(b *testing.B) {
+	out := make([]uint32, elems)
+	body := func(_ *fork.Task, i int) { out[i] = mix(i) }
+	b.Run("sequential/inline", func(b *testing.B) {
+		for b.Loop() {
+			for i := range out {
+				out[i] = mix(i)
+			}
+		}
+		perItem(b, elems, "ns/elem")
+	})
+	b.Run("sequential/func", func(b *testing.B) {
+		// The same body through a func value, as For calls it.
+		for b.Loop() {
+			for i := range out {
+				body(nil, i)
+			}
+		}
+		perItem(b, elems, "ns/elem")
+	})
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			p := fork.NewPool(fork.Config{Workers: workers})
+			defer p.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				fork.Call(p, func(t *fork.Task, _ int) int {
+					fork.For(t, 0, elems, body)
+					return 0
+				}, 0)
+			}
+			perItem(b, elems, "ns/elem")
+		})
+	}
+}
+
+func mixAt(_ *fork.Task, i int) int { return int(mix(i)) }
+func plus(a, b int) int             { return a + b }
+
+func BenchmarkReduce(b *testing.B) {
+	want := 0
+	for i := range elems {
+		want += int(mix(i))
+	}
+	b.Run("sequential/inline", func(b *testing.B) {
+		for b.Loop() {
+			s := 0
+			for i := range elems {
+				s += int(mix(i))
+			}
+			sink = s
+		}
+		perItem(b, elems, "ns/elem")
+	})
+	b.Run("sequential/func", func(b *testing.B) {
+		leaf, merge := mixAt, plus
+		for b.Loop() {
+			s := 0
+			for i := range elems {
+				s = merge(s, leaf(nil, i))
+			}
+			sink = s
+		}
+		perItem(b, elems, "ns/elem")
+	})
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			p := fork.NewPool(fork.Config{Workers: workers})
+			defer p.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				got := fork.Call(p, func(t *fork.Task, _ int) int {
+					return fork.Reduce(t, 0, elems, 0, mixAt, plus)
+				}, 0)
+				if got != want {
+					b.Fatalf("got %d, want %d", got, want)
+				}
+			}
+			perItem(b, elems, "ns/elem")
+		})
+	}
+}
+
+func fibSeq(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fibSeq(n-1) + fibSeq(n-2)
+}
+
+// BenchmarkJoin2 measures Join2 at every call of fib(30): closures that
+// capture n cost an allocation per Join2, reported by allocs/op.
+func BenchmarkJoin2(b *testing.B) {
+	const n = 30
+	calls := 2*fibSeq(n+1) - 1
+	b.Run("sequential", func(b *testing.B) {
+		for b.Loop() {
+			sink = fibSeq(n)
+		}
+		perItem(b, calls, "ns/call")
+	})
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			p := fork.NewPool(fork.Config{Workers: workers})
+			defer p.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				sink = fork.Call(p, fib, n)
+			}
+			perItem(b, calls, "ns/call")
+		})
+	}
+}
+
+// BenchmarkHeartbeat shows the trade-off Config.Heartbeat sets, on the
+// large tree with 2 workers.
+func BenchmarkHeartbeat(b *testing.B) {
+	root := balanced(1, 1<<20-1)
+	for _, hb := range []time.Duration{10 * time.Microsecond, 100 * time.Microsecond, time.Millisecond} {
+		b.Run(fmt.Sprint(hb), func(b *testing.B) {
+			p := fork.NewPool(fork.Config{Workers: 2, Heartbeat: hb})
+			defer p.Close()
+			for b.Loop() {
+				sink = fork.Call(p, sumFork, root)
+			}
+			perItem(b, 1<<20-1, "ns/node")
+		})
 	}
 }

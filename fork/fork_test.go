@@ -29,7 +29,9 @@ var configs = []fork.Config{
 	{Workers: 3, Heartbeat: 0}, // default heartbeat
 }
 
-func name(c fork.Config) string { return fmt.Sprintf("workers=%d/heartbeat=%v", c.Workers, c.Heartbeat) }
+func name(c fork.Config) string {
+	return fmt.Sprintf("workers=%d/heartbeat=%v", c.Workers, c.Heartbeat)
+}
 
 // stealing is a config under which the root's forks are taken quickly.
 var stealing = fork.Config{Workers: 2, Heartbeat: time.Microsecond}

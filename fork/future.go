@@ -170,22 +170,55 @@ func (t *Task) joinSlow(h *header) bool {
 // Join2 runs fa and fb, potentially in parallel, and returns both results.
 // fb is forked and fa runs on the calling worker; if nobody took fb by the
 // time fa returns, fb runs here too. A panic in either reaches the caller of
-// Join2 with its original value (fa's panic first: fb is then withdrawn or
-// waited for and its result dropped).
+// Join2 with its original value (if fa panics, fb is withdrawn, or waited
+// for if it was taken, and its result dropped).
 //
 // fb is stored in the fork's record, so a closure that captures variables
 // costs one allocation per Join2 (the compiler moves it to the heap);
 // closures that capture nothing, and fa, cost none. Recursive code that
 // must not allocate uses Future with a top-level function.
 func Join2[A, B any](t *Task, fa func(*Task) A, fb func(*Task) B) (A, B) {
-	var f Future[func(*Task) B, B]
-	f.Fork(t, callThunk[B], fb)
-	a := fa(t)
-	b, ok := f.Join(t)
-	if !ok {
-		b = fb(t)
+	j, _ := t.slots[t.depth].(*thunk[B])
+	if j == nil {
+		j = new(thunk[B])
+		via2(t, j, &j.header, (*Task).install)
 	}
-	return a, b
+	j.fb = fb
+	t.depth++
+	a := fa(t)
+	if via1(t, &j.header, (*Task).join) {
+		return a, j.out
+	}
+	return a, fb(t)
 }
 
-func callThunk[B any](t *Task, fb func(*Task) B) B { return fb(t) }
+// thunk is Join2's record: a Future's job specialised to a function of no
+// input, so that Join2 stores fb itself rather than a generic adapter (an
+// adapter instantiated in generic code is a closure, and would allocate).
+type thunk[B any] struct {
+	header
+	fb  func(*Task) B
+	out B
+	_   [cacheLine]byte
+}
+
+func (j *thunk[B]) execute(t *Task) { j.out = j.fb(t) }
+
+func (j *thunk[B]) offer(t *Task) (published, exhausted bool) {
+	t.pool.publishLocked(j)
+	return true, true
+}
+
+func (j *thunk[B]) abandon(t *Task, promoted bool) {
+	if promoted {
+		t.pool.mu.Lock()
+		settle(t, j)
+		t.pool.mu.Unlock()
+	}
+	j.scrub()
+}
+
+func (j *thunk[B]) scrub() {
+	var out B
+	j.fb, j.out = nil, out
+}
