@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -71,22 +72,24 @@ const (
 	opPush dequeOpKind = iota
 	opPushBatch
 	opPop
+	opPopBatch
 	opSteal
 )
 
 func (k dequeOpKind) String() string {
-	return [...]string{"Push", "PushBatch", "Pop", "Steal"}[k]
+	return [...]string{"Push", "PushBatch", "Pop", "PopBatch", "Steal"}[k]
 }
 
 type dequeInput struct {
 	kind  dequeOpKind
-	v     int    // Push
+	v     int    // Push: the value; PopBatch: len(dst)
 	batch string // PushBatch: the values offered, one byte each
 }
 
 type dequeOutput struct {
-	v  int // Pop, Steal: the value; PushBatch: how many were added
-	ok bool
+	v     int // Pop, Steal: the value; PushBatch: how many were added
+	ok    bool
+	batch string // PopBatch: the values taken, one byte each
 }
 
 // dequeModel is the sequential specification of a Ring of capacity c: a
@@ -118,6 +121,12 @@ func dequeModel(c int) porcupine.Model {
 				// fits is accepted for the same reason as a failed Push.
 				n := out.v
 				return n >= 0 && n <= len(in.batch) && len(s)+n <= c, s + in.batch[:n]
+			case opPopBatch:
+				// Atomic: the min(len(dst), len) newest, newest first.
+				k := min(in.v, len(s))
+				top := []byte(s[len(s)-k:])
+				slices.Reverse(top)
+				return out.batch == string(top), s[:len(s)-k]
 			case opPop:
 				if !out.ok {
 					return s == "", s
@@ -137,6 +146,8 @@ func dequeModel(c int) porcupine.Model {
 				return fmt.Sprintf("Push(%d) -> %v", in.v, out.ok)
 			case opPushBatch:
 				return fmt.Sprintf("PushBatch(%v) -> %d", []byte(in.batch), out.v)
+			case opPopBatch:
+				return fmt.Sprintf("PopBatch(dst[%d]) -> %v", in.v, []byte(out.batch))
 			}
 			return fmt.Sprintf("%v() -> %d, %v", in.kind, out.v, out.ok)
 		},
@@ -192,10 +203,20 @@ func ringHistories(seed uint64, rounds, capacity, thieves, ownerOps, thiefOps in
 					call := clock.now()
 					n := r.PushBatch(vs)
 					h = append(h, porcupine.Operation{ClientId: 0, Input: dequeInput{kind: opPushBatch, batch: string(bs)}, Call: call, Output: dequeOutput{v: n}, Return: clock.now()})
+				case op < 7:
+					dst := make([]int, 1+rng.IntN(3))
+					call := clock.now()
+					n := r.PopBatch(dst)
+					ret := clock.now()
+					bs := make([]byte, n)
+					for i, v := range dst[:n] {
+						bs[i] = byte(v)
+					}
+					h = append(h, porcupine.Operation{ClientId: 0, Input: dequeInput{kind: opPopBatch, v: len(dst)}, Call: call, Output: dequeOutput{batch: string(bs)}, Return: ret})
 				default:
 					call := clock.now()
 					v, ok := r.Pop()
-					h = append(h, porcupine.Operation{ClientId: 0, Input: dequeInput{kind: opPop}, Call: call, Output: dequeOutput{v, ok}, Return: clock.now()})
+					h = append(h, porcupine.Operation{ClientId: 0, Input: dequeInput{kind: opPop}, Call: call, Output: dequeOutput{v: v, ok: ok}, Return: clock.now()})
 				}
 			}
 			hists[round][0] = h
@@ -216,13 +237,13 @@ func ringHistories(seed uint64, rounds, capacity, thieves, ownerOps, thiefOps in
 					if rng.IntN(10) < 7 {
 						call := clock.now()
 						v, ok := r.Steal()
-						h = append(h, porcupine.Operation{ClientId: id, Input: dequeInput{kind: opSteal}, Call: call, Output: dequeOutput{v, ok}, Return: clock.now()})
+						h = append(h, porcupine.Operation{ClientId: id, Input: dequeInput{kind: opSteal}, Call: call, Output: dequeOutput{v: v, ok: ok}, Return: clock.now()})
 						continue
 					}
 					call := clock.now()
 					n := r.StealHalf(1+rng.IntN(3), func(v int) {
 						ret := clock.now()
-						h = append(h, porcupine.Operation{ClientId: id, Input: dequeInput{kind: opSteal}, Call: call, Output: dequeOutput{v, true}, Return: ret})
+						h = append(h, porcupine.Operation{ClientId: id, Input: dequeInput{kind: opSteal}, Call: call, Output: dequeOutput{v: v, ok: true}, Return: ret})
 						call = clock.now()
 					})
 					if n == 0 {
@@ -294,7 +315,7 @@ func TestRingIsLinearizable(t *testing.T) {
 					switch {
 					case in.kind == opSteal && out.ok:
 						steals++
-					case in.kind == opPop && out.ok:
+					case in.kind == opPop && out.ok, in.kind == opPopBatch && out.batch != "":
 						pops++
 					case in.kind == opPush && !out.ok:
 						fulls++
@@ -517,7 +538,7 @@ func TestModelsRejectNonLinearizableHistories(t *testing.T) {
 		return op{ClientId: client, Input: dequeInput{kind: opPush, v: v}, Output: dequeOutput{ok: true}, Call: call, Return: ret}
 	}
 	take := func(client int, k dequeOpKind, v int, ok bool, call, ret int64) op {
-		return op{ClientId: client, Input: dequeInput{kind: k}, Output: dequeOutput{v, ok}, Call: call, Return: ret}
+		return op{ClientId: client, Input: dequeInput{kind: k}, Output: dequeOutput{v: v, ok: ok}, Call: call, Return: ret}
 	}
 	ipush := func(client int, vs string, call, ret int64) op {
 		return op{ClientId: client, Input: injectorInput{kind: injPushBatch, vs: vs}, Output: injectorOutput{}, Call: call, Return: ret}
@@ -542,6 +563,12 @@ func TestModelsRejectNonLinearizableHistories(t *testing.T) {
 		{"batch seen half-published", dequeModel(4), []op{
 			{ClientId: 0, Input: dequeInput{kind: opPushBatch, batch: "\x01\x02"}, Output: dequeOutput{v: 2}, Call: 1, Return: 10},
 			take(1, opSteal, 1, true, 2, 3), take(1, opSteal, 0, false, 4, 5)}, false},
+		{"pop batch newest first", dequeModel(4), []op{push(0, 1, 1, 2), push(0, 2, 3, 4), push(0, 3, 5, 6),
+			{ClientId: 0, Input: dequeInput{kind: opPopBatch, v: 2}, Output: dequeOutput{batch: "\x03\x02"}, Call: 7, Return: 8}}, true},
+		{"pop batch oldest first", dequeModel(4), []op{push(0, 1, 1, 2), push(0, 2, 3, 4), push(0, 3, 5, 6),
+			{ClientId: 0, Input: dequeInput{kind: opPopBatch, v: 2}, Output: dequeOutput{batch: "\x02\x03"}, Call: 7, Return: 8}}, false},
+		{"pop batch short of what is there", dequeModel(4), []op{push(0, 1, 1, 2), push(0, 2, 3, 4),
+			{ClientId: 0, Input: dequeInput{kind: opPopBatch, v: 3}, Output: dequeOutput{batch: "\x02"}, Call: 5, Return: 6}}, false},
 		{"batch in order", injectorModel(), []op{ipush(0, "\x01\x02\x03\x04", 1, 2), ipopBatch(1, 8, 2, "\x01\x02", 3, 4)}, true},
 		{"batch ignores share", injectorModel(), []op{ipush(0, "\x01\x02\x03\x04", 1, 2), ipopBatch(1, 8, 2, "\x01", 3, 4)}, false},
 		{"batch out of order", injectorModel(), []op{ipush(0, "\x01\x02\x03\x04", 1, 2), ipopBatch(1, 2, 1, "\x02\x01", 3, 4)}, false},

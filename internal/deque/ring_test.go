@@ -274,6 +274,56 @@ func TestRingPushBatchAddsWhatFitsInOrder(t *testing.T) {
 	}
 }
 
+// reversed returns a reversed copy of vs.
+func reversed(vs []int) []int {
+	out := slices.Clone(vs)
+	slices.Reverse(out)
+	return out
+}
+
+func TestRingPopBatchTakesNewestFirst(t *testing.T) {
+	tests := []struct {
+		cap, queued, dst, want int
+	}{
+		{cap: 8, queued: 0, dst: 4, want: 0},
+		{cap: 8, queued: 5, dst: 0, want: 0},
+		{cap: 8, queued: 5, dst: 3, want: 3}, // leaves some: no CAS
+		{cap: 8, queued: 5, dst: 5, want: 5}, // takes the last: CAS on top
+		{cap: 8, queued: 5, dst: 9, want: 5}, // capped by the ring
+		{cap: 8, queued: 8, dst: 8, want: 8},
+		{cap: 2, queued: 1, dst: 1, want: 1},
+		{cap: 2, queued: 2, dst: 1, want: 1},
+	}
+	for _, tt := range tests {
+		r := NewRing[int](tt.cap)
+		// Offset the indexes so the batch crosses the end of the slots.
+		for range tt.cap - 1 {
+			r.Push(0)
+			r.Steal()
+		}
+		var model []int
+		for v := 1; v <= tt.queued; v++ {
+			r.Push(v)
+			model = append(model, v)
+		}
+		dst := make([]int, tt.dst)
+		n := r.PopBatch(dst)
+		if want := reversed(model[tt.queued-tt.want:]); n != tt.want || !slices.Equal(dst[:n], want) {
+			t.Errorf("cap %d, %d queued: PopBatch(dst[%d]) = %d %v, want %v", tt.cap, tt.queued, tt.dst, n, dst[:n], want)
+			continue
+		}
+		checkRingAtRest(t, r)
+		// The ring goes on working at both ends.
+		if !r.Push(100) {
+			t.Errorf("cap %d, %d queued: Push after PopBatch failed", tt.cap, tt.queued)
+		}
+		if v, ok := r.Steal(); !ok || (tt.want < tt.queued && v != 1) || (tt.want == tt.queued && v != 100) {
+			t.Errorf("cap %d, %d queued: Steal() after PopBatch = %d, %v", tt.cap, tt.queued, v, ok)
+		}
+		checkRingAtRest(t, r)
+	}
+}
+
 func TestRingWrapsAroundOverManyLaps(t *testing.T) {
 	for _, c := range []int{2, 4, 16} {
 		r := NewRing[int](c)
@@ -304,8 +354,9 @@ func TestRingWrapsAroundOverManyLaps(t *testing.T) {
 // TestRingMatchesSequentialDeque drives a ring from one goroutine with random
 // operations and compares every result with a slice-backed deque. From a single
 // goroutine there is no thief mid-read, so Push must fail exactly when the ring
-// is full, PushBatch must add exactly what fits, and the at-rest invariants
-// must hold after every step.
+// is full, PushBatch must add exactly what fits, PopBatch must take exactly
+// min(len(dst), Len()) newest-first, and the at-rest invariants must hold
+// after every step.
 func TestRingMatchesSequentialDeque(t *testing.T) {
 	steps := 20000
 	if testing.Short() {
@@ -317,7 +368,15 @@ func TestRingMatchesSequentialDeque(t *testing.T) {
 		var model []int
 		next := 1
 		for step := range steps {
-			switch op := rng.IntN(12); {
+			switch op := rng.IntN(14); {
+			case op >= 12:
+				dst := make([]int, rng.IntN(c+2))
+				want := min(len(dst), len(model))
+				n := r.PopBatch(dst)
+				if n != want || !slices.Equal(dst[:n], reversed(model[len(model)-want:])) {
+					t.Fatalf("cap %d step %d: PopBatch(dst[%d]) = %d %v; model %v", c, step, len(dst), n, dst[:n], model)
+				}
+				model = model[:len(model)-want]
 			case op >= 10:
 				batch := make([]int, rng.IntN(c+2))
 				for i := range batch {
@@ -387,6 +446,8 @@ func TestRingConsumedSlotsAreZeroed(t *testing.T) {
 			return n
 		}},
 		{"Steal", func(r *Ring[*int]) int { r.Steal(); return 1 }},
+		{"PopBatch below top", func(r *Ring[*int]) int { return r.PopBatch(make([]*int, 3)) }},
+		{"PopBatch to empty", func(r *Ring[*int]) int { return r.PopBatch(make([]*int, 8)) }},
 		{"StealHalf", func(r *Ring[*int]) int { return r.StealHalf(8, func(*int) {}) }},
 	}
 	for _, tt := range tests {
@@ -440,11 +501,13 @@ func collected(ws []weak.Pointer[gcProbe]) []bool {
 func TestRingDoesNotRetainConsumedTasks(t *testing.T) {
 	tests := []struct {
 		name    string
-		consume func(r *Ring[*gcProbe]) // consumes probes 2, 3 (Pop) or 0, 1 (steals)
+		consume func(r *Ring[*gcProbe]) // consumes probes 2, 3 (owner end) or 0, 1 (thief end)
 		freed   []bool
 	}{
 		{"Pop", func(r *Ring[*gcProbe]) { r.Pop(); r.Pop() }, []bool{false, false, true, true}},
 		{"Steal", func(r *Ring[*gcProbe]) { r.Steal(); r.Steal() }, []bool{true, true, false, false}},
+		{"PopBatch", func(r *Ring[*gcProbe]) { r.PopBatch(make([]*gcProbe, 2)) }, []bool{false, false, true, true}},
+		{"PopBatch to empty", func(r *Ring[*gcProbe]) { r.PopBatch(make([]*gcProbe, 8)) }, []bool{true, true, true, true}},
 		{"StealHalf", func(r *Ring[*gcProbe]) { r.StealHalf(4, func(*gcProbe) {}) }, []bool{true, true, false, false}},
 		{"Pop to empty", func(r *Ring[*gcProbe]) {
 			for r.Len() > 0 {
@@ -510,5 +573,45 @@ func TestRingPushWaitsForThiefStillReadingSlot(t *testing.T) {
 		if v, ok := r.Pop(); !ok || v != c+1 {
 			t.Fatalf("cap %d: Pop() = %d, %v; want %d", c, v, ok, c+1)
 		}
+	}
+}
+
+// TestRingPopBatchLeavesSlotOfStalledThief has the owner batch-pop
+// everything while a thief that claimed the oldest position has not yet read
+// it: the batch must stop above that position, and the slot must stay blocked
+// for the owner until the thief releases it.
+func TestRingPopBatchLeavesSlotOfStalledThief(t *testing.T) {
+	for _, c := range []int{2, 4, 8} {
+		r := NewRing[int](c)
+		for v := 1; v <= c; v++ {
+			r.Push(v)
+		}
+		if !r.top.CompareAndSwap(0, 1) { // the thief claims position 0
+			t.Fatal("claim of position 0 failed")
+		}
+		dst := make([]int, c)
+		n := r.PopBatch(dst)
+		if want := reversed(seq(2, c)); !slices.Equal(dst[:n], want) {
+			t.Fatalf("cap %d: PopBatch beside a stalled thief = %v, want %v", c, dst[:n], want)
+		}
+		if r.slots[0].val != 1 {
+			t.Fatalf("cap %d: slot 0 = %d under the stalled thief, want 1", c, r.slots[0].val)
+		}
+		// Positions 0 and 1 are consumed, so the owner refills positions 2
+		// to c-1 and is refused at position c, which maps to the blocked slot.
+		pushed := 0
+		for r.Push(100 + pushed) {
+			pushed++
+		}
+		if pushed != c-2 {
+			t.Fatalf("cap %d: pushed %d beside a stalled thief, want %d", c, pushed, c-2)
+		}
+		s := &r.slots[0] // the thief finishes
+		s.val = 0
+		s.seq.Store(uint64(c))
+		if !r.Push(-1) {
+			t.Fatalf("cap %d: Push after the thief released its slot failed", c)
+		}
+		checkRingAtRest(t, r)
 	}
 }

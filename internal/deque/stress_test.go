@@ -39,7 +39,7 @@ func report(errs chan<- error, err error) {
 }
 
 // TestRingStressEveryElementTakenOnce has an owner push 1..n (singly and in
-// batches) with pops and self-steals mixed in while thieves Steal and
+// batches) with pops (single and batched) and self-steals mixed in while thieves Steal and
 // StealHalf, and checks that every value comes out exactly once. Each stealer
 // must also see strictly increasing values: positions are taken from the top
 // in increasing order, and a position's current value was written after that
@@ -98,8 +98,12 @@ func TestRingStressEveryElementTakenOnce(t *testing.T) {
 				rng := rand.New(rand.NewPCG(uint64(c), 0))
 				var popped, spilled []int
 				lastSpilled := 0
+				dst := make([]int, 4)
 				pop := func() {
-					if v, ok := r.Pop(); ok {
+					if rng.IntN(4) == 0 {
+						n := r.PopBatch(dst[:1+rng.IntN(len(dst))])
+						popped = append(popped, dst[:n]...)
+					} else if v, ok := r.Pop(); ok {
 						popped = append(popped, v)
 					}
 				}
