@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/rules"
 )
 
 // gitleaksIgnoreName is the fingerprint file gitleaks reads from the root
@@ -53,7 +54,7 @@ func loadIgnores(paths []string) (scan.Fingerprints, error) {
 			continue
 		}
 		name := filepath.Join(p, gitleaksIgnoreName)
-		ign, err := readIgnoreFile(name)
+		ign, err := rules.LoadIgnore(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -72,45 +73,4 @@ func loadIgnores(paths []string) (scan.Fingerprints, error) {
 		return nil, nil
 	}
 	return set, nil
-}
-
-// fingerprintFile is the set of fingerprints one .gitleaksignore lists.
-type fingerprintFile map[string]struct{}
-
-func (f fingerprintFile) Has(fp string) bool { _, ok := f[fp]; return ok }
-
-// readIgnoreFile reads a .gitleaksignore: one fingerprint per line, blank
-// lines and lines starting with # skipped. gitleaks also writes
-// commit:file:rule:line for git scans; such a line is kept as well and
-// also matched without its commit, since a directory scan has no commits.
-func readIgnoreFile(name string) (fingerprintFile, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	set := fingerprintFile{}
-	for line := range strings.Lines(string(data)) {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		set[line] = struct{}{}
-		if commit, rest, ok := strings.Cut(line, ":"); ok && isCommitHash(commit) {
-			set[rest] = struct{}{}
-		}
-	}
-	return set, nil
-}
-
-// isCommitHash reports whether s looks like a full git object name.
-func isCommitHash(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -322,9 +322,16 @@ func ruleMeta(infos []rules.RuleInfo) []report.RuleMeta {
 	return out
 }
 
-// warningText is a warning as one line: the path, what failed, why.
+// warningText is a warning as one line: the path, what failed, why. An
+// *fs.PathError repeats the path and names a system call; only its cause is
+// kept.
 func warningText(w scan.Warning) string {
-	return fmt.Sprintf("%s: %s: %v", w.Path, w.Op, w.Err)
+	err := w.Err
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == w.Path {
+		err = pe.Err
+	}
+	return fmt.Sprintf("%s: %s: %v", w.Path, w.Op, err)
 }
 
 // console serialises writes to standard error between the progress line
