@@ -45,11 +45,6 @@ type stream struct {
 	col   int    // column of carry[0]
 }
 
-func (st *stream) reset() {
-	st.off, st.line, st.col = 0, 1, 0
-	st.carry = st.carry[:0]
-}
-
 // geometry is the part of the engine's settings that chunking needs.
 type geometry struct {
 	window    int // W

@@ -1,0 +1,373 @@
+package scan
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+)
+
+// relFiles returns the files of found relative to dir, sorted, distinct.
+func relFiles(t *testing.T, dir string, found []key) []string {
+	t.Helper()
+	var out []string
+	for _, f := range filesOf(found) {
+		r, err := filepath.Rel(dir, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, filepath.ToSlash(r))
+	}
+	return out
+}
+
+func TestWalkWhatIsScanned(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"a.txt":             secret(1),
+		".hidden":           secret(2),
+		".config/app.env":   "x=" + secret(3),
+		"deep/er/still/f.c": "// " + secret(4) + "\n",
+		".git/config":       secret(5),
+		".git/objects/x":    secret(6),
+		"sub/.git/HEAD":     secret(7), // a nested repository's .git
+		"bin.dat":           "\x00\x01" + secret(8),
+		"empty":             "",
+	})
+	found, warns, st, err := collect(t, Options{Detector: newFake()}, dir)
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("err %v, warnings %v", err, warns)
+	}
+	got := relFiles(t, dir, found)
+	want := []string{".config/app.env", ".hidden", "a.txt", "deep/er/still/f.c"}
+	if !slices.Equal(got, want) {
+		t.Errorf("files with findings = %v, want %v", got, want)
+	}
+	if st.Skipped[SkipGit] != 2 || st.Skipped[SkipBinary] != 1 {
+		t.Errorf("skipped = %v, want 2 git and 1 binary", st.Skipped)
+	}
+	if st.Files != 5 { // the four above and the empty file
+		t.Errorf("Stats.Files = %d, want 5", st.Files)
+	}
+}
+
+func TestWalkOptions(t *testing.T) {
+	files := map[string]string{
+		"small.txt": secret(1),
+		"big.txt":   strings.Repeat("x", 5000) + secret(2),
+		"bin.dat":   "\x00" + secret(3),
+		"late.dat":  strings.Repeat("y", BinaryProbe) + "\x00" + secret(4), // NUL after the probe: text
+	}
+	tests := []struct {
+		name    string
+		opts    Options
+		want    []string
+		skipped map[string]int64
+	}{
+		{"defaults", Options{}, []string{"big.txt", "late.dat", "small.txt"}, map[string]int64{SkipBinary: 1}},
+		{"scan binary", Options{ScanBinary: true}, []string{"big.txt", "bin.dat", "late.dat", "small.txt"}, map[string]int64{}},
+		{"max size", Options{MaxFileSize: 1000}, []string{"small.txt"}, map[string]int64{SkipBinary: 1, SkipSize: 2}},
+		{"max size exact", Options{MaxFileSize: int64(len(files["big.txt"]))}, []string{"big.txt", "small.txt"}, map[string]int64{SkipBinary: 1, SkipSize: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTree(t, dir, files)
+			tt.opts.Detector = newFake()
+			found, _, st, err := collect(t, tt.opts, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := relFiles(t, dir, found); !slices.Equal(got, tt.want) {
+				t.Errorf("files = %v, want %v", got, tt.want)
+			}
+			if !mapsEqual(st.Skipped, tt.skipped) {
+				t.Errorf("skipped = %v, want %v", st.Skipped, tt.skipped)
+			}
+		})
+	}
+}
+
+func mapsEqual(a, b map[string]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestGitignoreNested(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		".gitignore":            "*.log\nbuild/\n/rootonly.txt\ndoc/frotz\n",
+		"keep.txt":              secret(1),
+		"x.log":                 secret(2),
+		"rootonly.txt":          secret(3),
+		"sub/rootonly.txt":      secret(4), // anchored pattern: only at the root
+		"build/out.txt":         secret(5),
+		"sub/build/out.txt":     secret(6), // "build/" matches at any depth
+		"sub/.gitignore":        "!keep.log\n",
+		"sub/keep.log":          secret(7), // re-included by the nested file
+		"sub/other.log":         secret(8),
+		"sub/deeper/.ignore":    "*.txt\n",
+		"sub/deeper/a.txt":      secret(9),
+		"sub/deeper/b.md":       secret(10),
+		"doc/frotz":             secret(11),
+		"a/doc/frotz":           secret(12), // a slash in the middle anchors the pattern
+		"q/.gitignore":          "file?.txt\n",
+		"q/file1.txt":           secret(13),
+		"q/file12.txt":          secret(14),
+		"notbuild/build.txt":    secret(15),
+		"sub/deeper/.gitignore": "!a.txt\n", // .ignore beats .gitignore in one directory
+	})
+	all, _, _, err := collect(t, Options{Detector: newFake()}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(filesOf(all)); n != 15 {
+		t.Fatalf("without Gitignore: %d files with findings, want all 15", n)
+	}
+	found, warns, st, err := collect(t, Options{Detector: newFake(), Gitignore: true}, dir)
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("err %v, warnings %v", err, warns)
+	}
+	want := []string{"a/doc/frotz", "keep.txt", "notbuild/build.txt", "q/file12.txt", "sub/deeper/b.md", "sub/keep.log", "sub/rootonly.txt"}
+	if got := relFiles(t, dir, found); !slices.Equal(got, want) {
+		t.Errorf("files = %v\nwant    %v", got, want)
+	}
+	if st.Skipped[SkipIgnored] == 0 {
+		t.Errorf("no ignored entries counted: %v", st.Skipped)
+	}
+}
+
+func TestSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"real/a.txt": secret(1),
+		"other.txt":  secret(2),
+	})
+	must(t, os.Symlink("real", filepath.Join(dir, "link-dir")))
+	must(t, os.Symlink("other.txt", filepath.Join(dir, "link-file")))
+	must(t, os.Symlink("..", filepath.Join(dir, "real", "loop"))) // real/loop -> dir
+	must(t, os.Symlink("nowhere", filepath.Join(dir, "dangling")))
+
+	t.Run("not followed", func(t *testing.T) {
+		found, warns, st, err := collect(t, Options{Detector: newFake()}, dir)
+		if err != nil || len(warns) > 0 {
+			t.Fatalf("err %v, warnings %v", err, warns)
+		}
+		if got, want := relFiles(t, dir, found), []string{"other.txt", "real/a.txt"}; !slices.Equal(got, want) {
+			t.Errorf("files = %v, want %v", got, want)
+		}
+		if st.Skipped[SkipSymlink] != 4 {
+			t.Errorf("skipped symlinks = %d, want 4", st.Skipped[SkipSymlink])
+		}
+	})
+	t.Run("followed", func(t *testing.T) {
+		found, warns, _, err := collect(t, Options{Detector: newFake(), FollowSymlinks: true}, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"link-dir/a.txt", "link-file", "other.txt", "real/a.txt"}
+		if got := relFiles(t, dir, found); !slices.Equal(got, want) {
+			t.Errorf("files = %v, want %v", got, want)
+		}
+		// Two loops (real/loop and link-dir/loop both lead back to dir)
+		// and one dangling link.
+		var loops, dangling int
+		for _, w := range warns {
+			switch {
+			case errors.Is(w.Err, ErrSymlinkLoop):
+				loops++
+			case errors.Is(w.Err, fs.ErrNotExist) && strings.HasSuffix(w.Path, "dangling"):
+				dangling++
+			default:
+				t.Errorf("unexpected warning %v", w)
+			}
+		}
+		if loops != 2 || dangling != 1 {
+			t.Errorf("warnings: %d loops, %d dangling; want 2 and 1: %v", loops, dangling, warns)
+		}
+	})
+	t.Run("root link", func(t *testing.T) {
+		found, _, _, err := collect(t, Options{Detector: newFake()}, filepath.Join(dir, "link-dir"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) != 1 {
+			t.Errorf("a link named as a root is followed: got %v", found)
+		}
+	})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWarningsDoNotStopTheScan: a FIFO is skipped (never opened, so never
+// blocks), a file removed after it was listed and a missing root are
+// warnings, and everything else is still found.
+func TestWarningsDoNotStopTheScan(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 50 {
+		files["f"+itoa(i)+".txt"] = secret(i)
+	}
+	writeTree(t, dir, files)
+	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
+	det := newFake()
+	var removed atomic.Int32
+	det.onScan = func(path string) {
+		// The first file scanned removes two others; with one worker and
+		// one permit, both are listed already but not yet opened.
+		if removed.CompareAndSwap(0, 1) {
+			for _, name := range []string{"f10.txt", "f20.txt"} {
+				if p := filepath.Join(dir, name); p != path {
+					os.Remove(p)
+				}
+			}
+		}
+	}
+	found, warns, st, err := collect(t, Options{Detector: det, Workers: 1, MaxInFlight: 1}, dir, filepath.Join(dir, "missing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opens, stats int
+	for _, w := range warns {
+		switch {
+		case w.Op == "open" && errors.Is(w.Err, fs.ErrNotExist):
+			opens++
+		case w.Op == "stat" && strings.HasSuffix(w.Path, "missing"):
+			stats++
+		default:
+			t.Errorf("unexpected warning %v", w)
+		}
+	}
+	if opens+len(filesOf(found)) != 50 || stats != 1 || st.Warnings != int64(len(warns)) {
+		t.Errorf("%d files found, %d vanished, %d missing roots; Stats.Warnings %d", len(filesOf(found)), opens, stats, st.Warnings)
+	}
+	if st.Skipped[SkipSpecial] != 1 {
+		t.Errorf("FIFO not skipped: %v", st.Skipped)
+	}
+}
+
+func TestFailFastStopsDiscovery(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 500 {
+		files["d"+itoa(i%20)+"/f"+itoa(i)+".txt"] = secret(i)
+	}
+	writeTree(t, dir, files)
+	// The link is in the root's first batch: with one worker, the root
+	// Enumerate meets it before any file is opened.
+	must(t, os.Symlink("nowhere", filepath.Join(dir, "dangling")))
+	for _, workers := range []int{1, 2} {
+		opts := Options{Detector: newFake(), FollowSymlinks: true, FailFast: true, Workers: workers, MaxInFlight: 4}
+		_, warns, st, err := collect(t, opts, dir)
+		var w Warning
+		if !errors.As(err, &w) || w.Op != "follow" {
+			t.Fatalf("err = %v, want the dangling link's warning", err)
+		}
+		if len(warns) != 1 {
+			t.Errorf("%d warnings after the first, want none: %v", len(warns)-1, warns)
+		}
+		if workers == 1 && st.Files != 0 {
+			t.Errorf("1 worker: %d files scanned after the first error, want 0", st.Files)
+		}
+		if st.Files >= 500 {
+			t.Errorf("%d workers: FailFast scanned all %d files", workers, st.Files)
+		}
+	}
+}
+
+func TestSkipPathAndPathRules(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"vendor/lib/x.go": secret(1),
+		"app/main.go":     secret(2),
+		"app/cert.p12":    "binary-ish",
+		"go.sum":          secret(3),
+	})
+	det := newFake()
+	det.skip = func(p string) bool {
+		return strings.HasSuffix(p, "/vendor") || strings.HasSuffix(p, "go.sum")
+	}
+	det.pathRule = regexp.MustCompile(`\.p12$`)
+	found, _, st, err := collect(t, Options{Detector: det}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := relFiles(t, dir, found), []string{"app/cert.p12", "app/main.go"}; !slices.Equal(got, want) {
+		t.Errorf("files = %v, want %v", got, want)
+	}
+	for _, f := range found {
+		if f.Rule == "path-rule" && f.Line != 0 {
+			t.Errorf("path-only finding on line %d, want 0", f.Line)
+		}
+	}
+	if st.Skipped[SkipAllowlist] != 2 {
+		t.Errorf("allowlist skips = %d, want 2 (a directory and a file)", st.Skipped[SkipAllowlist])
+	}
+}
+
+func TestIgnoreFingerprints(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.txt": secret(1) + "\n" + secret(2) + "\n"})
+	p := filepath.Join(dir, "a.txt")
+	found, _, st, err := collect(t, Options{Detector: newFake(), Ignore: fingerprintSet{p + ":fake:2": true}}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Line != 1 || st.Findings != 1 {
+		t.Errorf("found %v (Stats.Findings %d), want only line 1", found, st.Findings)
+	}
+}
+
+type fingerprintSet map[string]bool
+
+func (s fingerprintSet) Has(fp string) bool { return s[fp] }
+
+func TestRootsAndPaths(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"x/a.txt": secret(1), "y.txt": secret(2)})
+	t.Chdir(dir)
+	tests := []struct {
+		roots []string
+		want  []string
+	}{
+		{nil, []string{"x/a.txt", "y.txt"}},
+		{[]string{"."}, []string{"x/a.txt", "y.txt"}},
+		{[]string{"./x/"}, []string{"x/a.txt"}},
+		{[]string{"y.txt", "x"}, []string{"x/a.txt", "y.txt"}},
+		{[]string{dir + "/x"}, []string{dir + "/x/a.txt"}},
+	}
+	for _, tt := range tests {
+		found, _, _, err := collect(t, Options{Detector: newFake()}, tt.roots...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := filesOf(found); !slices.Equal(got, tt.want) {
+			t.Errorf("roots %q: files %q, want %q", tt.roots, got, tt.want)
+		}
+	}
+}
+
+func TestScanWithoutDetector(t *testing.T) {
+	if _, err := Scan(context.Background(), Options{}); !errors.Is(err, ErrNoDetector) {
+		t.Errorf("err = %v, want ErrNoDetector", err)
+	}
+}
