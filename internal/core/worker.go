@@ -309,6 +309,9 @@ func (w *Worker[T]) steal() (t T, src Source, victim int, ok bool) {
 		if room > len(w.batch) {
 			room = len(w.batch)
 		}
+		if room < 1 {
+			room = 1 // the first stolen task is run, not pushed
+		}
 		p.rings[v].StealHalf(room, func(x T) {
 			if got == 0 {
 				t = x

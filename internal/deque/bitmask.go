@@ -23,7 +23,7 @@ func NewBitmask(n int) *Bitmask {
 // Len returns the number of indexes the set ranges over.
 func (m *Bitmask) Len() int { return m.n }
 
-// Set adds i. It skips the read-modify-write when i is already present, which
+// Set adds i, which must be in [0, Len()). It skips the read-modify-write when i is already present, which
 // is the common case for a busy ring that keeps its bit set.
 func (m *Bitmask) Set(i int) {
 	w := &m.words[i>>6]
