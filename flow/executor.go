@@ -1,0 +1,188 @@
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spindle-go/spindle"
+)
+
+// worker is the spindle worker a strand runs on.
+type worker = spindle.Worker[strand, *scratch]
+
+// scratch is per-worker memory for the scheduler, reused by every strand the
+// worker runs: the list of successors that became ready together.
+type scratch struct {
+	ready []int32
+}
+
+// Executor runs graphs on a fixed set of persistent workers (one
+// spindle.Executor). Any number of runs, of one graph or of different
+// graphs, may be in flight at once, started from any goroutines.
+type Executor struct {
+	pool    *spindle.Executor[strand, *scratch]
+	workers int32
+}
+
+// NewExecutor starts cfg.Workers workers (default GOMAXPROCS). They park when
+// there is nothing to run. Call Close to stop them.
+func NewExecutor(cfg spindle.Config) *Executor {
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	e := &Executor{workers: int32(cfg.Workers)}
+	e.pool = spindle.New(cfg,
+		func(int) *scratch { return &scratch{ready: make([]int32, 0, 64)} },
+		runStrand)
+	return e
+}
+
+// Close waits for the runs in flight to finish, then stops the workers. Runs
+// started after Close return an error wrapping spindle.ErrClosed. Close may
+// be called more than once. Do not call it from inside a task.
+func (e *Executor) Close() {
+	// Every task panic is recovered inside the strand, so Join reports an
+	// error only for a bug in this package; there is no caller to give it to.
+	_, _ = e.pool.Join()
+}
+
+// Run runs g once and returns when every task it started has returned.
+//
+// The tasks receive a context derived from ctx. The first task error or
+// panic, or the cancellation of ctx, stops the run: the context given to the
+// tasks is cancelled (its cause is the error), tasks not yet started are
+// skipped, and Run returns that error, wrapped with the graph's and the
+// task's names (a panic is a *spindle.PanicError; use errors.As). Running
+// tasks are not interrupted: Run waits for them.
+//
+// Before anything runs, Run validates g (see compile errors ErrCycle,
+// ErrNoSource, ErrForeignTask, ErrNilTask). Run must not be called from
+// inside a task of the same executor (it would hold a worker while waiting);
+// use a subflow instead.
+func (e *Executor) Run(ctx context.Context, g *Graph) error {
+	return e.RunN(ctx, g, 1)
+}
+
+// RunN runs g n times, one run after another: run i+1 starts when every task
+// of run i has returned. The runs share one context, and the first error
+// stops them all. RunN with n == 0 returns nil; a negative n is an error.
+func (e *Executor) RunN(ctx context.Context, g *Graph, n int) error {
+	if g == nil {
+		return errors.New("flow: run of a nil graph")
+	}
+	if n < 0 {
+		return fmt.Errorf("flow: graph %q: RunN with negative count %d", g.name, n)
+	}
+	p, err := g.compiled()
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("flow: graph %q: %w", g.name, err)
+	}
+	if n == 0 || len(p.nodes) == 0 {
+		return nil
+	}
+	r := p.getRun(e)
+	r.begin(ctx)
+	for i := 0; i < n && !r.stopped.Load(); i++ {
+		r.root.reset()
+		c := r.root.claimers()
+		r.root.pending.Store(int64(c))
+		if err := e.pool.SpawnBatch(r.batch[:c]); err != nil {
+			r.fail(fmt.Errorf("flow: graph %q: %w", g.name, err))
+			break
+		}
+		<-r.done
+	}
+	err, reusable := r.end()
+	if reusable {
+		p.runs.Put(r)
+	}
+	return err
+}
+
+// runState is one Run: the run's context, its first error, the stop flag
+// every strand checks before starting a task, and the root frame with the
+// graph's join counters. It is pooled per plan and reused by later runs.
+type runState struct {
+	ex      *Executor
+	ctx     context.Context         // given to every task
+	cancel  context.CancelCauseFunc // cancels ctx, with the run's first error as cause
+	detach  func() bool             // stops watching the caller's context
+	stopped atomic.Bool             // set with the first error; tasks not started are skipped
+	done    chan struct{}           // the root frame's last release sends one value
+	batch   []strand                // the root claimers, for SpawnBatch
+
+	mu   sync.Mutex
+	err  error // the first error; guarded by mu
+	over bool  // end has run; a late fail must not touch cancel; guarded by mu
+
+	_    [64]byte // keep the root frame's counters off the stopped flag's line
+	root frame
+}
+
+func (p *plan) getRun(e *Executor) *runState {
+	r, _ := p.runs.Get().(*runState)
+	if r == nil {
+		r = &runState{done: make(chan struct{}, 1)}
+		r.root = frame{run: r, plan: p, join: make([]int32, len(p.nodes)), pnode: -1}
+	}
+	r.ex = e
+	if len(r.batch) < int(e.workers) {
+		r.batch = make([]strand, e.workers)
+		for i := range r.batch {
+			r.batch[i] = strand{f: &r.root}
+		}
+	}
+	return r
+}
+
+// begin derives the tasks' context from ctx and, if ctx can be cancelled,
+// arranges for its cancellation to stop the run.
+func (r *runState) begin(ctx context.Context) {
+	r.stopped.Store(false)
+	r.err, r.over = nil, false
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	if ctx.Done() != nil {
+		name := r.root.plan.name
+		r.detach = context.AfterFunc(ctx, func() {
+			r.fail(fmt.Errorf("flow: graph %q: %w", name, ctx.Err()))
+		})
+	}
+}
+
+// end tears the run down and returns its error, and whether r may be reused:
+// not if the watcher on the caller's context has fired and may still touch r.
+func (r *runState) end() (error, bool) {
+	reusable := true
+	if r.detach != nil {
+		reusable = r.detach()
+		r.detach = nil
+	}
+	r.mu.Lock()
+	err, cancel := r.err, r.cancel
+	r.ctx, r.cancel, r.ex, r.over = nil, nil, nil, true
+	r.mu.Unlock()
+	cancel(context.Canceled)
+	return err, reusable
+}
+
+// fail records err as the run's error if it is the first, and stops the run.
+func (r *runState) fail(err error) {
+	r.mu.Lock()
+	first := r.err == nil && !r.over
+	if first {
+		r.err = err
+	}
+	cancel := r.cancel
+	r.mu.Unlock()
+	if first {
+		r.stopped.Store(true)
+		cancel(err)
+	}
+}
