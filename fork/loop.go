@@ -92,10 +92,12 @@ func For(t *Task, lo, hi int, body func(t *Task, i int)) {
 		fr.next = i + 1
 		body(t, i)
 		i++
+		// Tick before reading hi: a heartbeat may give away the rest of
+		// the range from i on.
+		t.Tick()
 		if i >= fr.hi {
 			break
 		}
-		t.Tick()
 	}
 	// The frame stays on the stack until its pieces are in: a piece run
 	// inline must not reuse this slot.
@@ -248,10 +250,12 @@ func Reduce[R any](t *Task, lo, hi int, zero R, leaf func(t *Task, i int) R, mer
 		fr.next = i + 1
 		acc = merge(acc, leaf(t, i))
 		i++
+		// Tick before reading hi: a heartbeat may give away the rest of
+		// the range from i on.
+		t.Tick()
 		if i >= fr.hi {
 			break
 		}
-		t.Tick()
 	}
 	checkLoopBalanced(t, fr.idx)
 	if len(fr.pieces) > 0 {

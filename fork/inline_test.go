@@ -1,0 +1,34 @@
+package fork_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestForkAndJoinInline checks the property the cost model rests on: the
+// fast paths of Future.Fork and Future.Join inline into recursive user
+// code, so an untaken fork costs a few instructions and no call. The
+// compiler's inlining budget is tight for them (see Fork), and a change to
+// either the code or the compiler can tip them over.
+func TestForkAndJoinInline(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not found")
+	}
+	out, err := exec.Command(goTool, "build", "-o", filepath.Join(t.TempDir(), "inline"),
+		"-gcflags=-m", "./testdata/inline").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"inlining call to fork.(*Future[go.shape.*uint8,go.shape.int]).Fork",
+		"inlining call to fork.(*Future[go.shape.*uint8,go.shape.int]).Join",
+		"inlining call to fork.(*Task).join",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("compiler output lacks %q:\n%s", want, out)
+		}
+	}
+}
