@@ -1,0 +1,161 @@
+package rules
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+)
+
+// allowlist is a compiled Allowlist. Its semantics follow gitleaks:
+//
+//   - Condition OR: a file whose path matches is skipped (for the rule, or
+//     entirely for a global allowlist), and a finding is dropped if a regex
+//     matches its target or its secret contains a stop word.
+//   - Condition AND: every check present (commits, paths, regexes, stop
+//     words) must pass. A commit never passes in a directory scan.
+//   - Regexes are combined into one alternation, textually, like gitleaks;
+//     a regex "passes" only if its leftmost match is non-empty.
+type allowlist struct {
+	and       bool
+	commits   bool // has commits: such AND allowlists never pass here
+	paths     matcher
+	regexes   matcher
+	target    string // "secret", "match" or "line"
+	stopCheck bool   // has stop words
+	stopwords *keywordDFA
+	stopText  []string // lower-cased, for secrets that are not ASCII
+}
+
+func compileAllowlist(a Allowlist, global bool) (*allowlist, string) {
+	if p := validateAllowlist(&a, global); p != "" {
+		return nil, p
+	}
+	c := &allowlist{
+		and:       a.Condition == "AND",
+		commits:   len(a.Commits) > 0,
+		target:    a.RegexTarget,
+		stopCheck: len(a.StopWords) > 0,
+	}
+	var err error
+	if len(a.Paths) > 0 {
+		if c.paths, err = compileRegex(joinAlternatives(a.Paths)); err != nil {
+			return nil, "invalid path regex: " + regexErrText(err)
+		}
+	}
+	if len(a.Regexes) > 0 {
+		if c.regexes, err = compileRegex(joinAlternatives(a.Regexes)); err != nil {
+			return nil, "invalid regex: " + regexErrText(err)
+		}
+	}
+	var words []string
+	for _, w := range a.StopWords {
+		if w = strings.ToLower(w); w != "" {
+			c.stopText = append(c.stopText, w)
+			words = append(words, foldString(w))
+		}
+	}
+	if len(words) > 0 {
+		c.stopwords = newKeywordDFA(words)
+	}
+	return c, ""
+}
+
+// skipsFile reports whether the allowlist excludes path before any content
+// is read: an OR allowlist whose path regex matches, or an AND allowlist
+// with only path checks that all pass.
+func (a *allowlist) skipsFile(path string) bool {
+	pathOK := a.paths != nil && a.paths.MatchString(path)
+	if !a.and {
+		return pathOK
+	}
+	if a.regexes != nil || a.stopCheck || a.commits {
+		return false // decided per finding (or never, for commits)
+	}
+	return a.paths != nil && pathOK
+}
+
+// fileAllowed reports whether any of the rule's allowlists excludes path.
+func fileAllowed(list []*allowlist, path string) bool {
+	if path == "" {
+		return false
+	}
+	for _, a := range list {
+		if a.skipsFile(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// regexPasses is gitleaks' RegexAllowed: false for an empty target, else
+// whether the leftmost match is non-empty.
+func (a *allowlist) regexPasses(target []byte) bool {
+	if a.regexes == nil || len(target) == 0 {
+		return false
+	}
+	loc := a.regexes.FindIndex(target)
+	return loc != nil && loc[1] > loc[0]
+}
+
+// hasStopword reports whether secret contains a stop word, comparing in
+// lower case.
+func (a *allowlist) hasStopword(secret []byte) bool {
+	if len(a.stopText) == 0 || len(secret) == 0 {
+		return false
+	}
+	ascii := true
+	for _, c := range secret {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii && a.stopwords != nil {
+		// The automaton folds ASCII, which is strings.ToLower on ASCII text.
+		return a.stopwords.first(secret) >= 0
+	}
+	lower := strings.ToLower(string(secret))
+	for _, w := range a.stopText {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropsFinding reports whether the allowlist drops a finding.
+func (a *allowlist) dropsFinding(path string, secret, match, line []byte) bool {
+	target := secret
+	switch a.target {
+	case "match":
+		target = match
+	case "line":
+		target = line
+	}
+	if !a.and {
+		return a.regexPasses(target) || a.hasStopword(secret)
+	}
+	if a.commits {
+		return false
+	}
+	if a.paths != nil && (path == "" || !a.paths.MatchString(path)) {
+		return false
+	}
+	if a.regexes != nil && !a.regexPasses(target) {
+		return false
+	}
+	if a.stopCheck && !a.hasStopword(secret) {
+		return false
+	}
+	return true
+}
+
+var (
+	gitleaksAllow = []byte("gitleaks:allow")
+	spindleAllow  = []byte("spindle:allow")
+)
+
+// inlineAllowed reports whether a line carries an inline suppression.
+func inlineAllowed(line []byte) bool {
+	return bytes.Contains(line, gitleaksAllow) || bytes.Contains(line, spindleAllow)
+}

@@ -1,0 +1,327 @@
+package rules
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Config is a parsed gitleaks-schema configuration: plain data, with every
+// [extend] already merged in and every check of the schema already passed.
+// Compile turns it into a Detector. A Config may also be built or edited in
+// Go; Compile validates it again.
+type Config struct {
+	Title       string
+	Description string
+	MinVersion  string // recorded, not enforced (gitleaks only warns)
+
+	// Source is the file the config was read from; "" for the built-in
+	// rules. The scan engine skips this file, as gitleaks does.
+	Source string
+
+	Extend     Extend      // as written in the file; already applied
+	Rules      []Rule      // in file order, extended rules merged in
+	Allowlists []Allowlist // global allowlists without TargetRules
+}
+
+// Extend is the [extend] table: build on the built-in rules or on another
+// file, minus DisabledRules.
+type Extend struct {
+	Path          string // another config file, relative to this one's directory
+	UseDefault    bool   // the built-in rules
+	DisabledRules []string
+}
+
+// Rule is one [[rules]] entry.
+type Rule struct {
+	ID          string
+	Description string
+	Regex       string // Go RE2 syntax; "" for a path-only rule
+	Path        string // file path regex; with Regex, both must match
+	SecretGroup int    // capture group holding the secret; 0: first non-empty group
+	Entropy     float64
+	Keywords    []string // lower-cased; a rule with keywords runs only where one occurs
+	Tags        []string
+	Allowlists  []Allowlist
+	Required    []Required // composite rule: these rules must also match nearby
+	SkipReport  bool       // only used as a Required part, never reported itself
+}
+
+// Allowlist is a [[rules.allowlists]] or [[allowlists]] entry: findings it
+// matches are dropped.
+type Allowlist struct {
+	Description string
+	Condition   string   // "OR" (default) or "AND" over the checks present
+	Commits     []string // never match in a directory scan
+	Paths       []string // regexes on the file path
+	RegexTarget string   // "secret" (default), "match" or "line"
+	Regexes     []string
+	StopWords   []string // substrings of the secret, case-insensitive
+	TargetRules []string // global allowlists only: apply to these rules only
+}
+
+// Required names another rule that must match near a composite rule's
+// finding. Nil bounds mean anywhere in the same buffer.
+type Required struct {
+	ID            string
+	WithinLines   *int
+	WithinColumns *int
+}
+
+// ConfigError describes a problem in a configuration file: the file, the
+// line when it is known (0 otherwise), the rule concerned (if any) and what
+// is wrong.
+type ConfigError struct {
+	File    string // "" means the built-in rules
+	Line    int
+	RuleID  string
+	Problem string
+	Err     error // underlying error, if any
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString("rules: ")
+	if e.File == "" {
+		b.WriteString("<built-in>")
+	} else {
+		b.WriteString(e.File)
+	}
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.RuleID != "" {
+		fmt.Fprintf(&b, "rule %q: ", e.RuleID)
+	}
+	b.WriteString(e.Problem)
+	return b.String()
+}
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+//go:embed default.toml
+var defaultTOML []byte
+
+// DefaultTOML returns the text of the built-in rules.
+func DefaultTOML() []byte { return append([]byte(nil), defaultTOML...) }
+
+// Default returns the built-in rules. It panics if they do not parse, which
+// the package's tests rule out.
+func Default() *Config {
+	cfg, err := Parse(defaultTOML, "")
+	if err != nil {
+		panic(err)
+	}
+	return cfg
+}
+
+// maxExtendDepth is how many [extend] links a chain may have, as in
+// gitleaks.
+const maxExtendDepth = 2
+
+// Parse parses a gitleaks-schema TOML document. source names it in error
+// messages and is the base for a relative [extend] path; "" stands for the
+// built-in rules.
+func Parse(data []byte, source string) (*Config, error) {
+	cfg, _, err := parseLevel(data, source, 0)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// LoadFile reads and parses the config file at path.
+func LoadFile(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ConfigError{File: path, Problem: "cannot read config: " + errText(err), Err: err}
+	}
+	return Parse(data, path)
+}
+
+func errText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Find picks the configuration the way gitleaks does for a directory scan:
+// the explicit path if given, else <root>/.gitleaks.toml if it exists, else
+// the built-in rules. It returns the path used ("" for the built-in rules).
+func Find(root, explicit string) (*Config, string, error) {
+	if explicit != "" {
+		cfg, err := LoadFile(explicit)
+		return cfg, explicit, err
+	}
+	if root != "" {
+		p := filepath.Join(root, ".gitleaks.toml")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			cfg, err := LoadFile(p)
+			return cfg, p, err
+		}
+	}
+	return Default(), "", nil
+}
+
+// extendWith merges base into c the way gitleaks does: base rules come
+// first (minus DisabledRules); a rule defined in both takes c's non-zero
+// scalars and the union of both lists; base's global allowlists are added.
+// Unlike gitleaks, SkipReport and Required are merged too.
+func (c *Config) extendWith(base *Config, origins, baseOrigins map[string]origin) {
+	// origins maps each rule id to where it was defined, for error messages.
+	disabled := make(map[string]bool, len(c.Extend.DisabledRules))
+	for _, id := range c.Extend.DisabledRules {
+		disabled[id] = true
+	}
+	own := make(map[string]int, len(c.Rules))
+	for i, r := range c.Rules {
+		own[r.ID] = i
+	}
+	used := make([]bool, len(c.Rules))
+	merged := make([]Rule, 0, len(base.Rules)+len(c.Rules))
+	for _, br := range base.Rules {
+		if disabled[br.ID] {
+			continue
+		}
+		i, ok := own[br.ID]
+		if !ok {
+			merged = append(merged, br)
+			origins[br.ID] = baseOrigins[br.ID]
+			continue
+		}
+		used[i] = true
+		cr := c.Rules[i]
+		if cr.Description != "" {
+			br.Description = cr.Description
+		}
+		if cr.Entropy != 0 {
+			br.Entropy = cr.Entropy
+		}
+		if cr.SecretGroup != 0 {
+			br.SecretGroup = cr.SecretGroup
+		}
+		if cr.Regex != "" {
+			br.Regex = cr.Regex
+		}
+		if cr.Path != "" {
+			br.Path = cr.Path
+		}
+		br.Tags = append(append([]string(nil), br.Tags...), cr.Tags...)
+		br.Keywords = append(append([]string(nil), br.Keywords...), cr.Keywords...)
+		br.Allowlists = append(append([]Allowlist(nil), br.Allowlists...), cr.Allowlists...)
+		br.Required = append(append([]Required(nil), br.Required...), cr.Required...)
+		br.SkipReport = br.SkipReport || cr.SkipReport
+		merged = append(merged, br)
+	}
+	for i, r := range c.Rules {
+		if !used[i] {
+			merged = append(merged, r)
+		}
+	}
+	c.Rules = merged
+	c.Allowlists = append(c.Allowlists, base.Allowlists...)
+}
+
+// validateRule checks what can only be checked once a rule is complete.
+func validateRule(r *Rule) (problem string) {
+	if strings.TrimSpace(r.ID) == "" {
+		return "rule id is missing or empty"
+	}
+	if r.Regex == "" && r.Path == "" {
+		return "both regex and path are empty; the rule would match nothing"
+	}
+	if r.SecretGroup < 0 {
+		return fmt.Sprintf("secretGroup %d is negative", r.SecretGroup)
+	}
+	if r.Regex != "" {
+		re, err := regexp.Compile(r.Regex)
+		if err != nil {
+			return "invalid regex: " + regexErrText(err)
+		}
+		if r.SecretGroup > re.NumSubexp() {
+			return fmt.Sprintf("secretGroup %d is out of range: the regex has %d capture groups", r.SecretGroup, re.NumSubexp())
+		}
+	}
+	if r.Path != "" {
+		if _, err := regexp.Compile(r.Path); err != nil {
+			return "invalid path regex: " + regexErrText(err)
+		}
+	}
+	for i := range r.Allowlists {
+		if p := validateAllowlist(&r.Allowlists[i], false); p != "" {
+			return fmt.Sprintf("allowlist %d: %s", i+1, p)
+		}
+	}
+	for _, req := range r.Required {
+		if req.ID == "" {
+			return "required: rule id is empty"
+		}
+	}
+	return ""
+}
+
+func regexErrText(err error) string {
+	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+}
+
+// validateAllowlist checks one allowlist and normalises Condition and
+// RegexTarget to their canonical spelling.
+func validateAllowlist(a *Allowlist, global bool) string {
+	switch strings.ToUpper(a.Condition) {
+	case "", "OR", "||":
+		a.Condition = "OR"
+	case "AND", "&&":
+		a.Condition = "AND"
+	default:
+		return fmt.Sprintf("unknown condition %q (expected \"AND\" or \"OR\")", a.Condition)
+	}
+	switch a.RegexTarget {
+	case "", "secret":
+		a.RegexTarget = "secret"
+	case "match", "line":
+	default:
+		return fmt.Sprintf("unknown regexTarget %q (expected \"secret\", \"match\" or \"line\")", a.RegexTarget)
+	}
+	if len(a.Commits) == 0 && len(a.Paths) == 0 && len(a.Regexes) == 0 && len(a.StopWords) == 0 {
+		return "must contain at least one of commits, paths, regexes or stopwords"
+	}
+	if len(a.TargetRules) > 0 && !global {
+		return "targetRules is only allowed in a global [[allowlists]]"
+	}
+	for _, p := range a.Paths {
+		if _, err := regexp.Compile(p); err != nil {
+			return "invalid path regex: " + regexErrText(err)
+		}
+	}
+	for _, p := range a.Regexes {
+		if _, err := regexp.Compile(p); err != nil {
+			return "invalid regex: " + regexErrText(err)
+		}
+	}
+	if len(a.Paths) > 0 {
+		if _, err := regexp.Compile(joinAlternatives(a.Paths)); err != nil {
+			return "path regexes cannot be combined: " + regexErrText(err)
+		}
+	}
+	if len(a.Regexes) > 0 {
+		if _, err := regexp.Compile(joinAlternatives(a.Regexes)); err != nil {
+			return "regexes cannot be combined: " + regexErrText(err)
+		}
+	}
+	return ""
+}
+
+// joinAlternatives combines patterns the way gitleaks does, textually:
+// (?:p1|p2|...). A flag group such as (?i) at the start of one pattern
+// therefore also applies to the patterns after it; that is gitleaks'
+// behaviour and is kept on purpose.
+func joinAlternatives(patterns []string) string {
+	return "(?:" + strings.Join(patterns, "|") + ")"
+}

@@ -1,0 +1,333 @@
+package rules
+
+import (
+	"fmt"
+	"regexp/syntax"
+	"strings"
+	"unicode/utf8"
+)
+
+// Detector is a compiled configuration. It is immutable after Compile and
+// safe for concurrent use; per-goroutine state lives in a Scratch.
+type Detector struct {
+	rules     []*rule
+	byID      map[string]int
+	global    []*allowlist // global allowlists (targeted ones live on their rules)
+	keywords  *keywordDFA  // every keyword and anchor literal, plus the rare-rune sentinels
+	npatterns int          // patterns in keywords
+	rareFrom  int          // pattern ids >= rareFrom are rare-rune sentinels
+	nonASCII  bool         // some keyword has a non-ASCII byte (see Scan)
+	maxWindow int
+}
+
+// RuleInfo describes a compiled rule.
+type RuleInfo struct {
+	ID          string
+	Description string
+	Keywords    []string
+	Tags        []string
+	PathOnly    bool // the rule matches file paths, not content (see ScanPath)
+}
+
+// Match is one finding in a buffer. Offsets are byte offsets into the data
+// passed to Scan. Tags is shared with the rule and must not be modified.
+//
+// Start is where gitleaks places the finding for line numbering: the line
+// of a finding is 1 + the number of '\n' bytes in data[:Start] (a match
+// that begins with a newline is placed on the line after it, as gitleaks
+// does). End is gitleaks' end offset: Start of the raw match plus the
+// length of Match, so the last line is the one holding data[End-1].
+// data[SecretStart:SecretEnd] is Secret.
+type Match struct {
+	RuleID, Description    string
+	Tags                   []string
+	Start, End             int
+	SecretStart, SecretEnd int
+	Secret, Match          string
+	Entropy                float64
+}
+
+// rule is a compiled Rule.
+type rule struct {
+	RuleInfo
+	index      int
+	re         matcher // nil for a path-only rule
+	engine     engine
+	variants   [4]matcher // re with \A (bit 0) and/or \z (bit 1) disabled; nil if not needed
+	path       matcher
+	group      int
+	entropy    float64
+	allow      []*allowlist
+	required   []requiredPart
+	skipReport bool
+	generic    bool // its id contains "generic": gitleaks drops its findings that a specific rule also found
+
+	gate    []int    // keyword pattern ids; nil: the rule always runs
+	keyText []string // its folded keywords, for the slow path
+	anchors []int    // pattern ids whose hits bound every match; nil: scan the whole buffer
+	left    bound    // from an anchor's end back to the start of a match
+	right   bound    // from an anchor's start on to the end of a match
+	cutNL   bool     // windows must be cut at '\n' ((?m)^ or $ present)
+	maxLen  int      // longest match in bytes; -1 if unbounded
+}
+
+type requiredPart struct {
+	rule          int
+	lines, column *int
+}
+
+// Compile checks cfg and builds its Detector.
+func Compile(cfg *Config) (*Detector, error) {
+	d := &Detector{byID: map[string]int{}}
+	patterns := map[string]int{}
+	var patList []string
+	pattern := func(s string) int {
+		if id, ok := patterns[s]; ok {
+			return id
+		}
+		patterns[s] = len(patList)
+		patList = append(patList, s)
+		return len(patList) - 1
+	}
+	fail := func(id, problem string) error {
+		return &ConfigError{File: cfg.Source, RuleID: id, Problem: problem}
+	}
+
+	for _, a := range cfg.Allowlists {
+		ca, p := compileAllowlist(a, true)
+		if p != "" {
+			return nil, fail("", "allowlists: "+p)
+		}
+		if len(a.TargetRules) > 0 {
+			return nil, fail("", "allowlists: Config.Allowlists must not have TargetRules (Parse moves them onto their rules)")
+		}
+		d.global = append(d.global, ca)
+	}
+
+	maxBounded, unbounded := 0, false
+	for i := range cfg.Rules {
+		cr := cfg.Rules[i]
+		if p := validateRule(&cr); p != "" {
+			return nil, fail(cr.ID, p)
+		}
+		if _, dup := d.byID[cr.ID]; dup {
+			return nil, fail(cr.ID, "rule id is defined twice")
+		}
+		r := &rule{
+			RuleInfo: RuleInfo{
+				ID:          cr.ID,
+				Description: cr.Description,
+				Keywords:    append([]string(nil), cr.Keywords...),
+				Tags:        append([]string(nil), cr.Tags...),
+				PathOnly:    cr.Regex == "",
+			},
+			index:      len(d.rules),
+			group:      cr.SecretGroup,
+			entropy:    cr.Entropy,
+			skipReport: cr.SkipReport,
+			generic:    strings.Contains(strings.ToLower(cr.ID), "generic"),
+		}
+		if cr.Path != "" {
+			var err error
+			if r.path, err = compileRegex(cr.Path); err != nil {
+				return nil, fail(cr.ID, "invalid path regex: "+regexErrText(err))
+			}
+		}
+		for j, a := range cr.Allowlists {
+			ca, p := compileAllowlist(a, false)
+			if p != "" {
+				return nil, fail(cr.ID, fmt.Sprintf("allowlist %d: %s", j+1, p))
+			}
+			r.allow = append(r.allow, ca)
+		}
+		if !r.PathOnly {
+			if err := r.compileContent(cr, pattern); err != nil {
+				return nil, fail(cr.ID, err.Error())
+			}
+			if r.maxLen < 0 {
+				unbounded = true
+			} else {
+				maxBounded = max(maxBounded, r.maxLen)
+			}
+		}
+		d.byID[cr.ID] = r.index
+		d.rules = append(d.rules, r)
+	}
+	for i, cr := range cfg.Rules {
+		for _, req := range cr.Required {
+			j, ok := d.byID[req.ID]
+			if !ok {
+				return nil, fail(cr.ID, fmt.Sprintf("required rule %q does not exist", req.ID))
+			}
+			d.rules[i].required = append(d.rules[i].required, requiredPart{rule: j, lines: req.WithinLines, column: req.WithinColumns})
+		}
+	}
+	for _, r := range d.rules {
+		for _, k := range r.keyText {
+			for i := 0; i < len(k); i++ {
+				if k[i] >= utf8.RuneSelf {
+					d.nonASCII = true
+				}
+			}
+		}
+	}
+	d.rareFrom = len(patList)
+	for _, r := range rareRunes {
+		patList = append(patList, string(r))
+	}
+	d.npatterns = len(patList)
+	d.keywords = newKeywordDFA(patList)
+
+	d.maxWindow = max(4096, maxBounded)
+	if unbounded {
+		d.maxWindow = max(d.maxWindow, 16<<10)
+	}
+	d.maxWindow = min(d.maxWindow, 64<<10)
+	return d, nil
+}
+
+// compileContent compiles the rule's regex and works out how to find its
+// matches: which literals bound them (anchors) and how far a match reaches
+// around one (see analyze.go and doc.go).
+func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
+	tree, err := syntax.Parse(cr.Regex, syntax.Perl)
+	if err != nil {
+		return fmt.Errorf("invalid regex: %s", regexErrText(err))
+	}
+	r.engine = chooseEngine(cr.Regex, tree)
+	if r.re, err = compileWith(r.engine, cr.Regex); err != nil {
+		return fmt.Errorf("invalid regex: %s", regexErrText(err))
+	}
+
+	// The gate: gitleaks runs a rule with keywords only if one of them
+	// occurs (case-insensitively) in the buffer. An empty keyword occurs
+	// everywhere, which makes the rule ungated.
+	gated := len(cr.Keywords) > 0
+	var folded []string
+	for _, k := range cr.Keywords {
+		if k == "" {
+			gated = false
+			break
+		}
+		folded = append(folded, foldString(strings.ToLower(k)))
+	}
+	if gated {
+		for _, k := range folded {
+			r.gate = append(r.gate, pattern(k))
+		}
+		r.keyText = folded
+	}
+
+	// Anchors: the keywords, if every match provably contains one;
+	// otherwise literals derived from the regex; otherwise none, and the
+	// rule scans the whole buffer.
+	an := newAnalyzer()
+	r.maxLen = shapeOf(tree, false).maxLen
+	if gated {
+		if a, ok := an.keywordAnchoring(tree, containsKeyword(folded)); ok {
+			a.set = folded
+			r.setAnchors(a, pattern)
+		}
+	}
+	if r.anchors == nil {
+		if a, ok := an.derivedAnchoring(tree); ok && literalScore(a.set) >= minAnchorScore {
+			r.setAnchors(a, pattern)
+		}
+	}
+
+	a := assertionsOf(tree)
+	r.cutNL = a.beginLine || a.endLine
+	r.variants[0] = r.re
+	// variants[v]: bit 0 set when the window starts after the buffer's
+	// start (\A must not match), bit 1 when it ends before its end (\z
+	// must not match). Only the forms that differ are compiled.
+	for v := range r.variants {
+		begin, end := v&1 != 0 && a.beginText, v&2 != 0 && a.endText
+		switch {
+		case !begin && !end:
+			r.variants[v] = r.re
+		case begin != (v&1 != 0) || end != (v&2 != 0):
+			r.variants[v] = r.variants[b2i(begin)|b2i(end)<<1]
+		default:
+			alt := withoutTextAnchors(tree, begin, end)
+			if r.variants[v], err = compileWith(r.engine, alt.String()); err != nil {
+				return fmt.Errorf("internal: cannot compile the window form of the regex: %v", err)
+			}
+		}
+	}
+	return nil
+}
+
+func (r *rule) setAnchors(a anchoring, pattern func(string) int) {
+	for _, s := range a.set {
+		r.anchors = append(r.anchors, pattern(s))
+	}
+	r.left, r.right = a.left, a.right
+}
+
+// minAnchorScore is the least selective derived literal set worth using as
+// anchors (see literalScore): about three bytes. Below it, hits would be so
+// frequent that scanning the whole buffer is as cheap.
+const minAnchorScore = 12
+
+// Rules describes the compiled rules, in configuration order.
+func (d *Detector) Rules() []RuleInfo {
+	out := make([]RuleInfo, len(d.rules))
+	for i, r := range d.rules {
+		out[i] = r.RuleInfo
+		out[i].Keywords = append([]string(nil), r.Keywords...)
+		out[i].Tags = append([]string(nil), r.Tags...)
+	}
+	return out
+}
+
+// MaxWindow is the overlap, in bytes, a caller that splits a file into
+// chunks should carry from one chunk into the next: the longest match of
+// any rule whose length is bounded (at least 4 KiB), or 16 KiB when some
+// rule's matches are unbounded, capped at 64 KiB. A match longer than the
+// overlap may be missed or found truncated at a chunk boundary.
+func (d *Detector) MaxWindow() int { return d.maxWindow }
+
+// SkipPath reports whether a global allowlist excludes the file entirely,
+// as gitleaks decides before reading a file.
+func (d *Detector) SkipPath(path string) bool {
+	if path == "" {
+		return false
+	}
+	for _, a := range d.global {
+		if a.skipsFile(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// ScanPath reports the path-only rules (rules with a path and no regex)
+// that match path. The caller calls it once per file that is not skipped;
+// gitleaks reports such a finding for every non-empty file it reads.
+func (d *Detector) ScanPath(path string, emit func(Match)) {
+	if d.SkipPath(path) {
+		return
+	}
+	for _, r := range d.rules {
+		if !r.PathOnly || r.skipReport || r.path == nil {
+			continue
+		}
+		if fileAllowed(r.allow, path) || !r.path.MatchString(path) {
+			continue
+		}
+		emit(Match{
+			RuleID:      r.ID,
+			Description: r.Description,
+			Tags:        r.Tags,
+			Match:       "file detected: " + path,
+		})
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

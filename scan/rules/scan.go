@@ -1,0 +1,399 @@
+package rules
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// Scratch is one goroutine's working memory for Scan: the keyword hits,
+// windows and findings of the buffer being scanned, and the rules active
+// for the last path seen. Reusing it makes Scan allocation-free except for
+// reported findings and regex work inside windows that may match. A
+// Scratch must not be used by two goroutines at once.
+type Scratch struct {
+	d *Detector
+
+	hits      []hit
+	count     []int32 // per pattern: hits in this buffer
+	offset    []int32 // per pattern: start of its hits in byPattern (len npatterns+1)
+	fill      []int32
+	byPattern []int // hit end offsets grouped by pattern, each group ascending
+	spans     []span
+	found     []found
+	aux       []found
+
+	lower     string // strings.ToLower of the buffer, on the slow path only
+	lowerDone bool
+	eol       [4]lineMemo
+	bol       [4]lineMemo
+	memoNext  int
+
+	path    string
+	pathSet bool
+	skip    bool
+	active  []bool // per rule: not excluded for path by its path regex or allowlists
+}
+
+// lineMemo remembers that data[from:to] holds no '\n' (to is a line end or
+// line start), so repeated EOL/BOL queries inside a long line cost O(1).
+type lineMemo struct{ from, to int }
+
+type span struct{ lo, hi int }
+
+// found is a finding under construction.
+type found struct {
+	Match
+	rule     int
+	rawStart int  // start of the regex match, before trimming newlines; -1 for a path match
+	line     int  // line index in the buffer; -1 until computed
+	dropped  bool // removed by dropGenericDuplicates
+}
+
+// NewScratch returns working memory for Scan.
+func (d *Detector) NewScratch() *Scratch {
+	return &Scratch{
+		d:      d,
+		count:  make([]int32, d.npatterns),
+		offset: make([]int32, d.npatterns+1),
+		fill:   make([]int32, d.npatterns),
+		active: make([]bool, len(d.rules)),
+	}
+}
+
+// setPath caches which rules apply to path.
+func (s *Scratch) setPath(path string) {
+	if s.pathSet && s.path == path {
+		return
+	}
+	d := s.d
+	s.path, s.pathSet = path, true
+	s.skip = d.SkipPath(path)
+	for i, r := range d.rules {
+		s.active[i] = !fileAllowed(r.allow, path) && (r.path == nil || r.path.MatchString(path))
+	}
+}
+
+// Scan reports the findings of the content rules in data, the content of
+// the file at path (the path decides path-scoped rules and allowlists).
+// Findings are emitted in order of Start. The result is the same as
+// gitleaks' for a fragment holding data: for every rule whose keyword
+// occurs in data (or that has none), every match of its regex over all of
+// data, filtered by entropy, inline gitleaks:allow/spindle:allow, global
+// and rule allowlists, composite-rule requirements and gitleaks' removal
+// of generic findings that a specific rule also made. Scan uses windows
+// around keyword hits to get there faster; doc.go explains why the result
+// is the same.
+//
+// Scan is safe for concurrent use with distinct Scratch values. A nil or
+// foreign Scratch is replaced by a fresh one.
+func (d *Detector) Scan(s *Scratch, path string, data []byte, emit func(Match)) {
+	if s == nil || s.d != d {
+		s = d.NewScratch()
+	}
+	s.setPath(path)
+	if s.skip || len(data) == 0 {
+		return
+	}
+	slow := s.prefilter(data)
+
+	s.found = s.found[:0]
+	for _, r := range d.rules {
+		if r.PathOnly || r.skipReport || !s.active[r.index] || !s.gateOpen(r, data, slow) {
+			continue
+		}
+		start := len(s.found)
+		s.found = d.findRule(s, r, path, data, slow, s.found)
+		if len(r.required) > 0 && len(s.found) > start {
+			s.found = d.applyRequired(s, r, path, data, slow, s.found, start)
+		}
+	}
+	if len(s.found) == 0 {
+		return
+	}
+	slices.SortFunc(s.found, func(a, b found) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.rule, b.rule))
+	})
+	d.dropGenericDuplicates(s, data)
+	for i := range s.found {
+		if !s.found[i].dropped {
+			emit(s.found[i].Match)
+		}
+	}
+}
+
+// prefilter runs the keyword automaton over data, groups the hits by
+// pattern, and reports whether the buffer needs the slow path: it holds a
+// rune on which ASCII folding and gitleaks' strings.ToLower disagree, or a
+// non-ASCII byte while some keyword is non-ASCII.
+func (s *Scratch) prefilter(data []byte) (slow bool) {
+	d := s.d
+	s.hits = d.keywords.scan(data, s.hits[:0])
+	clear(s.count)
+	for _, h := range s.hits {
+		s.count[h.pattern]++
+		if h.pattern >= d.rareFrom {
+			slow = true
+		}
+	}
+	if !slow && d.nonASCII {
+		for _, c := range data {
+			if c >= utf8.RuneSelf {
+				slow = true
+				break
+			}
+		}
+	}
+	var sum int32
+	for p, n := range s.count {
+		s.offset[p], s.fill[p] = sum, sum
+		sum += n
+	}
+	s.offset[len(s.count)] = sum
+	s.byPattern = slices.Grow(s.byPattern[:0], int(sum))[:sum]
+	for _, h := range s.hits {
+		s.byPattern[s.fill[h.pattern]] = h.end
+		s.fill[h.pattern]++
+	}
+	s.lowerDone = false
+	s.eol, s.bol = [4]lineMemo{}, [4]lineMemo{}
+	return slow
+}
+
+// gateOpen is gitleaks' keyword test: does any of the rule's keywords occur
+// in the lower-cased buffer?
+func (s *Scratch) gateOpen(r *rule, data []byte, slow bool) bool {
+	if r.gate == nil {
+		return true
+	}
+	if !slow {
+		for _, p := range r.gate {
+			if s.count[p] > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if !s.lowerDone {
+		s.lower, s.lowerDone = strings.ToLower(string(data)), true
+	}
+	for _, k := range r.keyText {
+		if strings.Contains(s.lower, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// findRule appends the rule's findings in data to out.
+func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow bool, out []found) []found {
+	if r.PathOnly {
+		if s.active[r.index] && r.path != nil {
+			out = append(out, found{Match: Match{RuleID: r.ID, Description: r.Description, Tags: r.Tags,
+				Match: "file detected: " + path}, rule: r.index, rawStart: -1, line: -1})
+		}
+		return out
+	}
+	if !s.active[r.index] {
+		return out
+	}
+	if slow || r.anchors == nil {
+		for _, m := range r.re.FindAllIndex(data, -1) {
+			out = d.finish(r, path, data, m[0], m[1], out)
+		}
+		return out
+	}
+	for _, w := range s.windows(r, data) {
+		v := 0
+		if w.lo > 0 {
+			v |= 1
+		}
+		if w.hi < len(data) {
+			v |= 2
+		}
+		re, win := r.variants[v], data[w.lo:w.hi]
+		if !re.Match(win) {
+			continue
+		}
+		for _, m := range re.FindAllIndex(win, -1) {
+			out = d.finish(r, path, data, w.lo+m[0], w.lo+m[1], out)
+		}
+	}
+	return out
+}
+
+// windows returns the disjoint regions of data outside which the rule
+// cannot match: around each anchor hit, from its left reach to its right
+// reach, widened to safe cut points and merged. When they would cover most
+// of the buffer, the whole buffer is returned instead.
+func (s *Scratch) windows(r *rule, data []byte) []span {
+	d := s.d
+	spans := s.spans[:0]
+	groups := 0
+	for _, p := range r.anchors {
+		ends := s.byPattern[s.offset[p]:s.offset[p+1]]
+		if len(ends) == 0 {
+			continue
+		}
+		groups++
+		plen := int(d.keywords.lens[p])
+		for _, e := range ends {
+			spans = append(spans, span{s.leftOf(r.left, data, e), s.rightOf(r.right, data, e-plen)})
+		}
+	}
+	if groups > 1 {
+		slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	}
+
+	// Merge overlapping spans and widen each to cut points. A cut needs
+	// no widening once it reaches the previous window (which merges) or
+	// the next raw span (which is absorbed).
+	out := spans[:0]
+	total := 0
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		i++
+		for i < len(spans) && spans[i].lo <= cur.hi {
+			cur.hi = max(cur.hi, spans[i].hi)
+			i++
+		}
+		floor := 0
+		if len(out) > 0 {
+			floor = out[len(out)-1].hi
+		}
+		lo := cutLeft(data, cur.lo, floor, r.cutNL)
+		for {
+			ceil := len(data)
+			if i < len(spans) {
+				ceil = spans[i].lo
+			}
+			cur.hi = cutRight(data, cur.hi, ceil, r.cutNL)
+			if i < len(spans) && cur.hi >= spans[i].lo {
+				for i < len(spans) && spans[i].lo <= cur.hi {
+					cur.hi = max(cur.hi, spans[i].hi)
+					i++
+				}
+				continue
+			}
+			break
+		}
+		if n := len(out); n > 0 && lo <= out[n-1].hi {
+			total += cur.hi - out[n-1].hi
+			out[n-1].hi = cur.hi
+		} else {
+			total += cur.hi - lo
+			out = append(out, span{lo, cur.hi})
+		}
+	}
+	s.spans = out
+	if total*4 >= len(data)*3 {
+		s.spans = append(s.spans[:0], span{0, len(data)})
+	}
+	return s.spans
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// safeCut reports whether a window may end just before, or start just
+// after, byte c: c is ASCII (so UTF-8 decoding agrees on both sides) and
+// not a word byte (so \b and \B see the same thing at the edge), or '\n'
+// when the regex has (?m)^ or $.
+func safeCut(c byte, nl bool) bool {
+	if nl {
+		return c == '\n'
+	}
+	return c < utf8.RuneSelf && !isWordByte(c)
+}
+
+// cutLeft moves lo left to a safe cut, stopping at floor.
+func cutLeft(data []byte, lo, floor int, nl bool) int {
+	for lo > floor && !safeCut(data[lo-1], nl) {
+		lo--
+	}
+	return lo
+}
+
+// cutRight moves hi right to a safe cut, stopping at ceil.
+func cutRight(data []byte, hi, ceil int, nl bool) int {
+	for hi < ceil && !safeCut(data[hi], nl) {
+		hi++
+	}
+	return hi
+}
+
+// rightOf applies a right bound to position x: the nearer of its two
+// reaches.
+func (s *Scratch) rightOf(b bound, data []byte, x int) int {
+	hi := s.rightReach(b[0], data, x)
+	if b[1].inf != b[0].inf || !slices.Equal(b[1].steps, b[0].steps) {
+		hi = min(hi, s.rightReach(b[1], data, x))
+	}
+	return hi
+}
+
+// leftOf applies a left bound to position x: the nearer of its two
+// reaches.
+func (s *Scratch) leftOf(b bound, data []byte, x int) int {
+	lo := s.leftReach(b[0], data, x)
+	if b[1].inf != b[0].inf || !slices.Equal(b[1].steps, b[0].steps) {
+		lo = max(lo, s.leftReach(b[1], data, x))
+	}
+	return lo
+}
+
+// rightReach applies a right reach to position x.
+func (s *Scratch) rightReach(r reach, data []byte, x int) int {
+	if r.inf {
+		return len(data)
+	}
+	x = min(x+r.steps[0], len(data))
+	for _, a := range r.steps[1:] {
+		x = min(s.lineEnd(data, x)+a, len(data))
+	}
+	return x
+}
+
+// leftReach applies a left reach to position x.
+func (s *Scratch) leftReach(r reach, data []byte, x int) int {
+	if r.inf {
+		return 0
+	}
+	x = max(x-r.steps[0], 0)
+	for _, a := range r.steps[1:] {
+		x = max(s.lineStart(data, x)-a, 0)
+	}
+	return x
+}
+
+// lineEnd returns the index of the first '\n' at or after x, or len(data).
+func (s *Scratch) lineEnd(data []byte, x int) int {
+	for _, m := range s.eol {
+		if m.from <= x && x <= m.to && m.to > 0 {
+			return m.to
+		}
+	}
+	end := len(data)
+	if i := bytes.IndexByte(data[x:], '\n'); i >= 0 {
+		end = x + i
+	}
+	s.eol[s.memoNext&3] = lineMemo{x, end}
+	s.memoNext++
+	return end
+}
+
+// lineStart returns one past the last '\n' before x, or 0.
+func (s *Scratch) lineStart(data []byte, x int) int {
+	for _, m := range s.bol {
+		if m.from <= x && x <= m.to && m.to > 0 {
+			return m.from
+		}
+	}
+	start := bytes.LastIndexByte(data[:x], '\n') + 1
+	s.bol[s.memoNext&3] = lineMemo{start, x}
+	s.memoNext++
+	return start
+}
