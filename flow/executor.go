@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"github.com/spindle-go/spindle"
 )
@@ -89,7 +88,10 @@ func (e *Executor) RunN(ctx context.Context, g *Graph, n int) error {
 	}
 	r := p.getRun(e)
 	r.begin(ctx)
-	for i := 0; i < n && !r.stopped.Load(); i++ {
+	for range n {
+		if r.stopping() {
+			break
+		}
 		r.root.reset()
 		c := r.root.claimers()
 		r.root.pending.Store(int64(c))
@@ -99,30 +101,30 @@ func (e *Executor) RunN(ctx context.Context, g *Graph, n int) error {
 		}
 		<-r.done
 	}
-	err, reusable := r.end()
-	if reusable {
-		p.runs.Put(r)
-	}
+	err = r.end()
+	p.runs.Put(r)
 	return err
 }
 
-// runState is one Run: the run's context, its first error, the stop flag
-// every strand checks before starting a task, and the root frame with the
-// graph's join counters. It is pooled per plan and reused by later runs.
+// runState is one Run: the run's context, its first error, and the root
+// frame with the graph's join counters. It is pooled per plan and reused by
+// later runs.
+//
+// The run is stopping once its context is cancelled, by the first failure
+// (fail) or by the caller's context, whose cancellation reaches the run's
+// synchronously. Strands look before every task they start, so the check
+// needs no flag of its own and no goroutine watching the caller's context.
 type runState struct {
-	ex      *Executor
-	ctx     context.Context         // given to every task
-	cancel  context.CancelCauseFunc // cancels ctx, with the run's first error as cause
-	detach  func() bool             // stops watching the caller's context
-	stopped atomic.Bool             // set with the first error; tasks not started are skipped
-	done    chan struct{}           // the root frame's last release sends one value
-	batch   []strand                // the root claimers, for SpawnBatch
+	ex     *Executor
+	ctx    context.Context         // given to every task
+	cancel context.CancelCauseFunc // cancels ctx, with the run's first error as cause
+	done   chan struct{}           // the root frame's last release sends one value
+	batch  []strand                // the root claimers, for SpawnBatch
 
-	mu   sync.Mutex
-	err  error // the first error; guarded by mu
-	over bool  // end has run; a late fail must not touch cancel; guarded by mu
+	mu  sync.Mutex
+	err error // the first error; guarded by mu
 
-	_    [64]byte // keep the root frame's counters off the stopped flag's line
+	_    [64]byte // keep the root frame's counters off the lines above, which every task reads
 	root frame
 }
 
@@ -142,47 +144,42 @@ func (p *plan) getRun(e *Executor) *runState {
 	return r
 }
 
-// begin derives the tasks' context from ctx and, if ctx can be cancelled,
-// arranges for its cancellation to stop the run.
+// begin derives the tasks' context from ctx.
 func (r *runState) begin(ctx context.Context) {
-	r.stopped.Store(false)
-	r.err, r.over = nil, false
+	r.err = nil
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
-	if ctx.Done() != nil {
-		name := r.root.plan.name
-		r.detach = context.AfterFunc(ctx, func() {
-			r.fail(fmt.Errorf("flow: graph %q: %w", name, ctx.Err()))
-		})
-	}
 }
 
-// end tears the run down and returns its error, and whether r may be reused:
-// not if the watcher on the caller's context has fired and may still touch r.
-func (r *runState) end() (error, bool) {
-	reusable := true
-	if r.detach != nil {
-		reusable = r.detach()
-		r.detach = nil
+// end tears the run down and returns its error. Every strand of the run has
+// finished.
+func (r *runState) end() error {
+	err := r.err
+	r.cancel(context.Canceled)
+	r.ctx, r.cancel, r.ex, r.err = nil, nil, nil, nil
+	return err
+}
+
+// stopping reports whether the run has been stopped, before a strand skips
+// work because of it. If the caller's context stopped it, that becomes the
+// run's error (unless a task failed first): the run did not do all its work.
+func (r *runState) stopping() bool {
+	err := r.ctx.Err()
+	if err == nil {
+		return false
 	}
-	r.mu.Lock()
-	err, cancel := r.err, r.cancel
-	r.ctx, r.cancel, r.ex, r.over = nil, nil, nil, true
-	r.mu.Unlock()
-	cancel(context.Canceled)
-	return err, reusable
+	r.fail(fmt.Errorf("flow: graph %q: %w", r.root.plan.name, err))
+	return true
 }
 
 // fail records err as the run's error if it is the first, and stops the run.
 func (r *runState) fail(err error) {
 	r.mu.Lock()
-	first := r.err == nil && !r.over
+	first := r.err == nil
 	if first {
 		r.err = err
 	}
-	cancel := r.cancel
 	r.mu.Unlock()
 	if first {
-		r.stopped.Store(true)
-		cancel(err)
+		r.cancel(err)
 	}
 }

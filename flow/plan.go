@@ -142,10 +142,22 @@ func (p *plan) checkCycles() error {
 		seen[v] = int32(len(walk))
 		v = pred[v]
 	}
-	cycle := walk[seen[v]-1:] // walked backwards: reverse for edge order
+	back := walk[seen[v]-1:] // the cycle, walked against its edges
+	cycle := make([]int32, len(back))
+	for i, u := range back {
+		cycle[len(back)-1-i] = u
+	}
+	// Start the cycle at its first-added task, so the message is stable.
+	low := 0
+	for i, u := range cycle {
+		if u < cycle[low] {
+			low = i
+		}
+	}
+	cycle = append(append([]int32(nil), cycle[low:]...), cycle[:low]...)
 	names := make([]string, 0, len(cycle)+1)
-	for i := len(cycle) - 1; i >= 0; i-- {
-		names = append(names, fmt.Sprintf("%q", p.nodes[cycle[i]].name))
+	for _, u := range cycle {
+		names = append(names, fmt.Sprintf("%q", p.nodes[u].name))
 	}
 	names = append(names, names[0])
 	return fmt.Errorf("flow: graph %q: %w: %s", p.name, ErrCycle, strings.Join(names, " -> "))

@@ -93,7 +93,7 @@ func release(w *worker, f *frame) {
 		}
 		n := f.pnode
 		f = p
-		if !f.run.stopped.Load() && f.chain(w, f.ready(w, n, nil), nil) == handoff {
+		if !f.run.stopping() && f.chain(w, f.ready(w, n, nil), nil) == handoff {
 			return
 		}
 	}
@@ -125,17 +125,16 @@ func (f *frame) grab() (lo, hi int32) {
 // the worker's ring where idle workers can steal it, and returns handoff.
 func (f *frame) claim(w *worker, lo, hi int32) int32 {
 	src := f.plan.sources
-	stopped := &f.run.stopped
 	for {
 		for lo < hi {
+			if f.run.stopping() {
+				return none
+			}
 			n := src[lo]
 			lo++
 			resume := strand{f: f, lo: lo, hi: hi}
 			if f.chain(w, n, &resume) == handoff {
 				return handoff
-			}
-			if stopped.Load() {
-				return none
 			}
 		}
 		if lo, hi = f.grab(); lo == hi {
@@ -149,9 +148,9 @@ func (f *frame) claim(w *worker, lo, hi int32) int32 {
 // all. It stops when the run is stopped, when no successor is ready, or when
 // several are (they have been spawned).
 func (f *frame) chain(w *worker, n int32, resume *strand) int32 {
-	stopped := &f.run.stopped
+	r := f.run
 	for n >= 0 {
-		if stopped.Load() {
+		if r.stopping() {
 			return none
 		}
 		n = f.step(w, n, resume)
