@@ -8,6 +8,7 @@ import (
 	"io"
 	"testing"
 
+	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 )
@@ -62,6 +63,26 @@ func BenchmarkWalk(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) { benchWalk(b, "x."+c.name, c.data, int64(len(text))) })
+	}
+	// The floor: the same gzip streams decoded straight to io.Discard, with
+	// no walk, no budgets and no tar. Walk's overhead is the difference.
+	for _, c := range cases {
+		if c.name != "tar.gz" && c.name != "txt.gz" {
+			continue
+		}
+		b.Run("decode-only/"+c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				z, err := kgzip.NewReader(bytes.NewReader(c.data))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, z); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bufio"
 	"compress/bzip2"
 	"errors"
 	"io"
@@ -16,9 +15,8 @@ import (
 // stream's own name: notes.txt.gz holds "notes.txt.gz", and an archive in
 // it ("x.zip.gz") is opened one level down with its members named
 // "x.zip.gz!member".
-func (w *walker) walkCompressed(l *level, f Format, src *bufio.Reader) error {
-	in := &countReader{r: src}
-	dec, closeDec, err := newDecoder(f, in, w.lim.MaxWindow)
+func (w *walker) walkCompressed(l *level, f Format, src *source) error {
+	dec, closeDec, err := newDecoder(f, src, w.lim.MaxWindow)
 	if err != nil {
 		if isWindowError(err) {
 			return w.tripBudget(l.index, BudgetWindow, w.lim.MaxWindow)
@@ -26,9 +24,9 @@ func (w *walker) walkCompressed(l *level, f Format, src *bufio.Reader) error {
 		return &FormatError{Name: l.name, Err: err}
 	}
 	defer closeDec()
-	rr := &ratioReader{w: w, l: l, r: dec, in: in}
-	br := w.getBuf(rr)
-	defer w.putBuf(br)
+	rr := &ratioReader{w: w, l: l, r: dec, in: src}
+	br := w.getSource(rr)
+	defer w.putSource(br)
 	head, _ := br.Peek(HeadLen)
 	if err := w.stopped(); err != nil {
 		return err
@@ -58,16 +56,16 @@ func (w *walker) walkCompressed(l *level, f Format, src *bufio.Reader) error {
 // newDecoder returns a decoder for the stream of format f read from in, and
 // a function that releases it. Decoders that would allocate a history
 // buffer larger than maxWindow refuse with an error isWindowError knows.
-func newDecoder(f Format, in *countReader, maxWindow int64) (io.Reader, func(), error) {
+func newDecoder(f Format, in *source, maxWindow int64) (io.Reader, func(), error) {
 	switch f {
 	case Gzip:
-		z, err := gzip.NewReader(in) // multistream: concatenated members are one stream
+		z, err := gzip.NewReader(in.Reader) // multistream: concatenated members are one stream
 		if err != nil {
 			return nil, nil, err
 		}
 		return z, func() { z.Close() }, nil
 	case Bzip2:
-		return bzip2.NewReader(in), func() {}, nil
+		return bzip2.NewReader(in.Reader), func() {}, nil
 	case Xz:
 		x, err := newXzReader(in, maxWindow)
 		if err != nil {
@@ -75,7 +73,7 @@ func newDecoder(f Format, in *countReader, maxWindow int64) (io.Reader, func(), 
 		}
 		return x, func() {}, nil
 	case Zstd:
-		z, err := newZstd(in, maxWindow)
+		z, err := newZstd(in.Reader, maxWindow)
 		if err != nil {
 			return nil, nil, err
 		}

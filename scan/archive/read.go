@@ -11,34 +11,48 @@ import (
 
 // The readers below are stacked per member, innermost first:
 //
-//	archive bytes → countReader → decoder → ratioReader → [tar] → memberReader → bufio → visit
+//	archive bytes → source → decoder → ratioReader → [tar] → memberReader → source → visit
 //
-// countReader counts the compressed bytes a decoder has consumed,
+// source buffers and counts the compressed bytes a decoder consumes,
 // ratioReader compares them with what the decoder produces, and
 // memberReader applies the byte budgets, the clocks and ctx, and turns data
 // errors into *FormatError values that name the member.
 
-// countReader counts the bytes read through it. It is an io.ByteReader, so
-// decoders (flate, bzip2, LZMA) read it directly, without a buffer of their
-// own that would read ahead of what they have consumed.
-type countReader struct {
-	r *bufio.Reader
+// source is the buffered input of a stream or of a decoder. Decoders read
+// the *bufio.Reader itself: klauspost's inflater has a fast path for that
+// exact type, and behind any wrapper it runs at half speed. The meter under
+// the buffer counts what the buffer pulls from below, so the bytes the
+// reader above has consumed are that count less what is still buffered.
+type source struct {
+	*bufio.Reader
+	m meter
+}
+
+type meter struct {
+	r io.Reader
 	n int64
 }
 
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
+func (m *meter) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	m.n += int64(n)
 	return n, err
 }
 
-func (c *countReader) ReadByte() (byte, error) {
-	b, err := c.r.ReadByte()
-	if err == nil {
-		c.n++
-	}
-	return b, err
+func newSource() *source {
+	s := &source{}
+	s.Reader = bufio.NewReaderSize(&s.m, bufSize)
+	return s
 }
+
+// reset makes s read r from its start.
+func (s *source) reset(r io.Reader) {
+	s.m = meter{r: r}
+	s.Reader.Reset(&s.m)
+}
+
+// consumed returns how many bytes of r the reader of s has taken.
+func (s *source) consumed() int64 { return s.m.n - int64(s.Buffered()) }
 
 // ratioReader meters one decoder: past ratioGrace bytes out, more than
 // MaxRatio bytes out per compressed byte in is a bomb, and the archive the
@@ -53,7 +67,7 @@ type ratioReader struct {
 	w   *walker
 	l   *level
 	r   io.Reader // the decoder
-	in  *countReader
+	in  *source // the decoder's input
 	out int64
 	err error
 }
@@ -68,7 +82,7 @@ func (rr *ratioReader) Read(p []byte) (int, error) {
 	n, err := rr.r.Read(p)
 	rr.err = err
 	rr.out += int64(n)
-	if rr.out > ratioGrace && float64(rr.out) > rr.w.lim.MaxRatio*float64(rr.in.n) {
+	if rr.out > ratioGrace && float64(rr.out) > rr.w.lim.MaxRatio*float64(rr.in.consumed()) {
 		return n, rr.w.tripBudget(rr.l.index, BudgetRatio, int64(rr.w.lim.MaxRatio))
 	}
 	if err != nil && err != io.EOF {

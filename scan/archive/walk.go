@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -134,7 +133,7 @@ type walker struct {
 	trip   *BudgetError
 	tripAt int
 
-	bufs []*bufio.Reader // free list: nesting is LIFO, so a stack suffices
+	free []*source // sources to reuse: nesting is LIFO, so a stack suffices
 }
 
 // level is one open archive.
@@ -277,23 +276,22 @@ func (w *walker) finish(err error) error {
 	return err
 }
 
-func (w *walker) getBuf(r io.Reader) *bufio.Reader {
-	if n := len(w.bufs); n > 0 {
-		b := w.bufs[n-1]
-		w.bufs = w.bufs[:n-1]
-		b.Reset(r)
-		return b
+// getSource returns a source reading r: one per stream, reused, so that an
+// archive of 100,000 members does not allocate 100,000 buffers.
+func (w *walker) getSource(r io.Reader) *source {
+	var s *source
+	if n := len(w.free); n > 0 {
+		s, w.free = w.free[n-1], w.free[:n-1]
+	} else {
+		s = newSource()
 	}
-	// NewReaderSize would hand back r itself if r were a large enough
-	// *bufio.Reader; the free list must only ever hold buffers of ours.
-	b := bufio.NewReaderSize(nil, bufSize)
-	b.Reset(r)
-	return b
+	s.reset(r)
+	return s
 }
 
-func (w *walker) putBuf(b *bufio.Reader) {
-	b.Reset(nil)
-	w.bufs = append(w.bufs, b)
+func (w *walker) putSource(s *source) {
+	s.reset(nil)
+	w.free = append(w.free, s)
 }
 
 // stream looks at one named byte stream at depth len(w.levels): it opens
@@ -305,8 +303,8 @@ func (w *walker) putBuf(b *bufio.Reader) {
 // It returns nil to go on, mr's *FormatError when the member's data is
 // broken, or the error that unwinds the walk.
 func (w *walker) stream(path []string, r io.Reader, ra io.ReaderAt, size int64, mr *memberReader) error {
-	br := w.getBuf(r)
-	defer w.putBuf(br)
+	br := w.getSource(r)
+	defer w.putSource(br)
 	// A short or failing stream still goes on: the bytes that were read are
 	// worth scanning, and mr returns its error again after them.
 	// Likewise a member cut short by a budget is still visited with what
@@ -350,7 +348,7 @@ func (w *walker) stream(path []string, r io.Reader, ra io.ReaderAt, size int64, 
 
 // open walks the archive of format f named by path, read from src (or, for
 // a zip, from ra), as a new level.
-func (w *walker) open(path []string, f Format, src *bufio.Reader, ra io.ReaderAt, size int64) error {
+func (w *walker) open(path []string, f Format, src *source, ra io.ReaderAt, size int64) error {
 	l := w.push(path)
 	defer w.pop(l)
 	var err error

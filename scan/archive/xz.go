@@ -49,7 +49,7 @@ func errXz(msg string) error { return errors.New("xz: " + msg) }
 
 // xzReader decodes one or more concatenated .xz streams.
 type xzReader struct {
-	src     *countReader
+	src     *source
 	maxDict int64
 
 	flags    [2]byte   // stream flags of the current stream
@@ -68,7 +68,7 @@ type xzReader struct {
 }
 
 // newXzReader reads the first stream header and returns the reader.
-func newXzReader(src *countReader, maxDict int64) (*xzReader, error) {
+func newXzReader(src *source, maxDict int64) (*xzReader, error) {
 	x := &xzReader{src: src, maxDict: maxDict}
 	if err := x.streamHeader(); err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func (x *xzReader) streamHeader() error {
 // and footer that end a stream and then the padding and next stream, if
 // any. It returns io.EOF after the last stream.
 func (x *xzReader) nextBlock() error {
-	x.blockStart = x.src.n
+	x.blockStart = x.src.consumed()
 	size, err := x.src.ReadByte()
 	if err != nil {
 		if err == io.EOF {
@@ -220,7 +220,7 @@ func (x *xzReader) nextBlock() error {
 		x.check.Reset()
 	}
 	cfg := lzma.Reader2Config{DictCap: int(max(dict, lzma.MinDictCap))}
-	r, err := cfg.NewReader2(x.src)
+	r, err := cfg.NewReader2(x.src.Reader)
 	if err != nil {
 		return fmt.Errorf("xz: %w", err)
 	}
@@ -231,7 +231,7 @@ func (x *xzReader) nextBlock() error {
 // endBlock reads the padding and check that follow a block's LZMA2 data
 // and verifies them and the declared sizes.
 func (x *xzReader) endBlock() error {
-	comp := x.src.n - x.blockStart - x.headerLen
+	comp := x.src.consumed() - x.blockStart - x.headerLen
 	if x.wantComp >= 0 && comp != x.wantComp {
 		return errXz("block compressed size mismatch")
 	}
@@ -339,7 +339,7 @@ func (x *xzReader) indexAndFooter() error {
 // the next stream's header, or returns io.EOF at the end of the input.
 func (x *xzReader) nextStream() error {
 	for {
-		b, err := x.src.r.Peek(4)
+		b, err := x.src.Peek(4)
 		if len(b) == 0 && err == io.EOF {
 			return io.EOF
 		}

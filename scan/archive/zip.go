@@ -268,8 +268,7 @@ func (d *zipDir) data(e *zipEntry) (*io.SectionReader, error) {
 // zipDecoders are one zip level's reusable decoders: an archive of 100,000
 // deflated members resets one inflater instead of allocating 100,000.
 type zipDecoders struct {
-	src   *bufio.Reader
-	in    countReader
+	src   *source
 	flate io.ReadCloser
 	zstd  *zstd.Decoder
 }
@@ -291,7 +290,7 @@ func (w *walker) walkZip(l *level, ra io.ReaderAt, size int64) error {
 	if d.trailing > 0 {
 		w.warn(&FormatError{Name: l.name, Err: fmt.Errorf("zip: %d bytes after the end of central directory (truncated, or data appended)", d.trailing)})
 	}
-	l.zip = &zipDecoders{src: bufio.NewReaderSize(nil, bufSize)}
+	l.zip = &zipDecoders{src: newSource()}
 	it := d.iter()
 	var e zipEntry
 	for {
@@ -347,25 +346,24 @@ func (w *walker) zipMember(l *level, d *zipDir, e *zipEntry) (io.Reader, error) 
 		return &crcReader{r: sr, want: e.crc}, nil
 	}
 	z := l.zip
-	z.src.Reset(sr)
-	z.in = countReader{r: z.src}
-	in := &z.in
+	z.src.reset(sr)
+	in := z.src
 	var dec io.Reader
 	switch e.method {
 	case zipDeflate:
 		if z.flate == nil {
-			z.flate = flate.NewReader(in)
-		} else if err := z.flate.(flate.Resetter).Reset(in, nil); err != nil {
+			z.flate = flate.NewReader(in.Reader)
+		} else if err := z.flate.(flate.Resetter).Reset(in.Reader, nil); err != nil {
 			return nil, err
 		}
 		dec = z.flate
 	case zipBzip2:
-		dec = bzip2.NewReader(in)
+		dec = bzip2.NewReader(in.Reader)
 	case zipZstd:
 		if z.zstd == nil {
-			z.zstd, err = newZstd(in, w.lim.MaxWindow)
+			z.zstd, err = newZstd(in.Reader, w.lim.MaxWindow)
 		} else {
-			err = z.zstd.Reset(in)
+			err = z.zstd.Reset(in.Reader)
 		}
 		dec = z.zstd
 	case zipXz:
