@@ -67,7 +67,7 @@ type ratioReader struct {
 	w   *walker
 	l   *level
 	r   io.Reader // the decoder
-	in  *source // the decoder's input
+	in  *source   // the decoder's input
 	out int64
 	err error
 }
