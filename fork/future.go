@@ -77,8 +77,8 @@ func (f *Future[In, Out]) Fork(t *Task, fn func(*Task, In) Out, in In) {
 	// untyped work is in non-generic functions reached through parameters
 	// (see via2): the rare install is a real call, the join bookkeeping
 	// inlines too.
-	j, _ := t.slots[t.depth].(*job[In, Out])
-	if j == nil {
+	j, ok := t.slots[t.depth].(*job[In, Out])
+	if !ok {
 		j = new(job[In, Out])
 		via2(t, j, &j.header, (*Task).install)
 	}

@@ -129,7 +129,10 @@ func (p *Pool) acquire() *Task {
 	if t == nil {
 		t = newTask(p)
 	}
+	// The first heartbeat of a Call comes one Heartbeat after it starts:
+	// a Call shorter than that never pays for a promotion.
 	t.resetClock()
+	t.lastBeat = t.lastCheck
 	return t
 }
 

@@ -94,13 +94,14 @@ func (t *Task) beat() {
 		t.period /= 2
 	}
 	t.budget = t.period
-	if now-t.lastBeat < p.heartbeat {
-		return
+	// At most one promotion per heartbeat. lastBeat moves only when a
+	// promotion happens, so a worker that goes idle is served at the next
+	// clock check (a quarter heartbeat away), not a full heartbeat after a
+	// beat that found nobody idle.
+	if now-t.lastBeat < p.heartbeat || p.nsleep.Load() == 0 || t.bottom >= t.depth {
+		return // too soon, nobody would take it, or nothing to offer
 	}
 	t.lastBeat = now
-	if p.nsleep.Load() == 0 || t.bottom >= t.depth {
-		return // nobody would take it, or nothing to offer
-	}
 	p.mu.Lock()
 	// Offer the oldest record that still has work to give. A fork record
 	// is promoted whole; a loop gives away half of what it has left and
@@ -122,11 +123,10 @@ var epoch = time.Now()
 // clock returns monotonic time since the package started.
 func clock() time.Duration { return time.Since(epoch) }
 
-// resetClock starts the heartbeat afresh, so time spent asleep or between
-// Calls neither triggers an immediate beat nor skews the tick period.
+// resetClock restarts the tick countdown, so that time spent asleep or
+// between jobs does not skew the tick period.
 func (t *Task) resetClock() {
-	now := clock()
-	t.lastCheck, t.lastBeat = now, now
+	t.lastCheck = clock()
 	t.budget = t.period
 }
 
