@@ -151,6 +151,10 @@ func secretTree(t *testing.T) (string, []planted) {
 	return root, want
 }
 
+// scannedSummary starts the summary of a scan of secretTree: six files,
+// of which the config is not scanned.
+const scannedSummary = "scanned 5 files"
+
 // key identifies a finding for comparisons across formats.
 func key(file string, line int, rule, secret string) string {
 	return fmt.Sprintf("%s:%d:%s:%s", file, line, rule, secret)
@@ -307,6 +311,9 @@ func TestEveryFormatReportsTheSameFindings(t *testing.T) {
 	})
 	t.Run("text", func(t *testing.T) {
 		r := invoke(t, root, "scan", ".")
+		if !strings.Contains(r.stderr, "skipped: 1 allowlist") {
+			t.Errorf("the config file is not counted as skipped:\n%s", r.stderr)
+		}
 		if r.code != 1 {
 			t.Fatalf("exit %d, want 1", r.code)
 		}
@@ -318,11 +325,24 @@ func TestEveryFormatReportsTheSameFindings(t *testing.T) {
 				t.Errorf("text report lacks %s line %d:\n%s", p.file, p.line, r.stdout)
 			}
 		}
-		for _, want := range []string{"scanned 6 files", "3 findings, 0 warnings"} {
+		for _, want := range []string{scannedSummary, "3 findings, 0 warnings"} {
 			if !strings.Contains(r.stderr, want) {
 				t.Errorf("summary lacks %q:\n%s", want, r.stderr)
 			}
 		}
+	})
+	t.Run("the report file is not scanned", func(t *testing.T) {
+		// A jsonl report streamed into the tree it describes: were it
+		// scanned, each finding written would be found again.
+		r := invoke(t, root, "scan", "-f", "jsonl", "-o", "report.jsonl", ".")
+		if r.code != 1 || !strings.Contains(r.stderr, "3 findings") {
+			t.Errorf("exit %d\n%s", r.code, r.stderr)
+		}
+		r = invoke(t, root, "scan", "-f", "jsonl", "-o", "report.jsonl", ".")
+		if !strings.Contains(r.stderr, "3 findings") {
+			t.Errorf("the second scan found its own report:\n%s", r.stderr)
+		}
+		os.Remove(filepath.Join(root, "report.jsonl"))
 	})
 	t.Run("text --color always", func(t *testing.T) {
 		r := invoke(t, root, "scan", "--color", "always", ".")

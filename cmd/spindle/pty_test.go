@@ -55,12 +55,12 @@ func TestProgressLineOnlyOnATerminal(t *testing.T) {
 	if !strings.Contains(out, erase) || !strings.Contains(out, "scanning") || !strings.Contains(out, "files") {
 		t.Errorf("no progress line on a terminal:\n%q", out)
 	}
-	if !strings.Contains(out, "scanned 6 files") {
+	if !strings.Contains(out, scannedSummary) {
 		t.Errorf("no summary after the progress line:\n%q", out)
 	}
 	// The line is erased before the summary: nothing of it is left on the
 	// summary's line.
-	if i := strings.Index(out, "scanned 6 files"); i < len(erase) || out[i-len(erase):i] != erase {
+	if i := strings.Index(out, scannedSummary); i < len(erase) || out[i-len(erase):i] != erase {
 		t.Errorf("summary not printed on an erased line:\n%q", out)
 	}
 
@@ -76,7 +76,7 @@ func TestProgressLineOnlyOnATerminal(t *testing.T) {
 	if strings.Contains(r.stderr, erase) || strings.Contains(r.stderr, "\r") {
 		t.Errorf("progress line drawn on a pipe:\n%q", r.stderr)
 	}
-	if !strings.Contains(r.stderr, "scanned 6 files") {
+	if !strings.Contains(r.stderr, scannedSummary) {
 		t.Errorf("no summary on a pipe:\n%q", r.stderr)
 	}
 }

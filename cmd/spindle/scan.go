@@ -162,7 +162,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 
 	// Rules: --config, else PATH/.gitleaks.toml for the first PATH that is a
 	// directory, else the built-in set.
-	cfg, _, err := rules.Find(configRoot(paths), o.config)
+	cfg, cfgPath, err := rules.Find(configRoot(paths), o.config)
 	if err != nil {
 		return exitWith(exitError, err)
 	}
@@ -239,7 +239,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 		FollowSymlinks: o.followSymlinks,
 		MaxFileSize:    o.maxFileSize.bytes,
 		ArchiveDepth:   o.archiveDepth,
-		Detector:       detectorFor(det),
+		Detector:       excludeFiles(detectorFor(det), o.output, o.baseline, cfgPath),
 		Ignore:         ignore,
 		Progress:       &progress,
 		OnFinding: func(f report.Finding) {

@@ -1,0 +1,101 @@
+package main
+
+// The library examples of README.md, kept compiling and correct here:
+// TestReadmeSnippetsAreExamples checks that every Go block of the README
+// appears, line for line, in the body of one of these functions, and go test
+// runs them and checks their output.
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/spindle-go/spindle"
+	"github.com/spindle-go/spindle/flow"
+	"github.com/spindle-go/spindle/fork"
+	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/report"
+	"github.com/spindle-go/spindle/scan/rules"
+)
+
+func Example_executor() {
+	var sum atomic.Int64
+	ex := spindle.New(spindle.Config{Workers: 4}, nil,
+		func(n int64, w *spindle.Worker[int64, struct{}]) {
+			sum.Add(n)
+			if n > 1 {
+				w.Spawn(n - 1) // onto this worker's deque; idle workers steal
+			}
+		})
+	ex.Spawn(1000)
+	_, err := ex.Join() // every task spawned, directly or not, has run
+	fmt.Println(sum.Load(), err)
+	// Output: 500500 <nil>
+}
+
+func Example_fork() {
+	pool := fork.NewPool(fork.Config{})
+	defer pool.Close()
+	var fib func(t *fork.Task, n int) int
+	fib = func(t *fork.Task, n int) int {
+		if n < 2 {
+			return n
+		}
+		a, b := fork.Join2(t, // b is offered to idle workers, not spawned
+			func(t *fork.Task) int { return fib(t, n-1) },
+			func(t *fork.Task) int { return fib(t, n-2) })
+		return a + b
+	}
+	fmt.Println(fork.Call(pool, fib, 20))
+	// Output: 6765
+}
+
+func Example_flow() {
+	g := flow.New("release")
+	step := func(name string) func(context.Context) error {
+		return func(context.Context) error { fmt.Println(name); return nil }
+	}
+	build := g.Add("build", step("build"))
+	test := g.Add("test", step("test")).Succeed(build)
+	g.Add("ship", step("ship")).Succeed(test)
+	ex := flow.NewExecutor(spindle.Config{})
+	defer ex.Close()
+	if err := ex.Run(context.Background(), g); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// build
+	// test
+	// ship
+}
+
+func Example_scan() {
+	// A tree with one planted secret, built at run time so that this file
+	// holds none.
+	root, err := os.MkdirTemp("", "example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	key := "AKIA" + "Z7QKXW3V" + "UMPLR2TD"
+	os.WriteFile(filepath.Join(root, "deploy.env"), []byte("AWS_KEY="+key+"\n"), 0o644)
+	ctx := context.Background()
+
+	det, err := rules.Compile(rules.Default())
+	if err != nil {
+		log.Fatal(err)
+	}
+	stats, err := scan.Scan(ctx, scan.Options{
+		Detector: detectorFor(det),
+		OnFinding: func(f report.Finding) {
+			fmt.Println(filepath.Base(f.File), f.Line, f.RuleID)
+		},
+	}, root)
+	fmt.Println(stats.Files, "files,", stats.Findings, "findings,", err)
+	// Output:
+	// deploy.env 1 aws-access-key-id
+	// 1 files, 1 findings, <nil>
+}
