@@ -5,11 +5,11 @@ package fork
 // owner's job stack for the life of the Task and is reused by every fork at
 // that depth with the same In and Out.
 type job[In, Out any] struct {
-	header
-	fn  func(*Task, In) Out
-	in  In
-	out Out
-	_   [cacheLine]byte // keep other workers' records off the written line
+	header // starts with a pad
+	fn     func(*Task, In) Out
+	in     In
+	out    Out
+	_      pad
 }
 
 func (j *job[In, Out]) execute(t *Task) { j.out = j.fn(t, j.in) }
@@ -196,10 +196,10 @@ func Join2[A, B any](t *Task, fa func(*Task) A, fb func(*Task) B) (A, B) {
 // input, so that Join2 stores fb itself rather than a generic adapter (an
 // adapter instantiated in generic code is a closure, and would allocate).
 type thunk[B any] struct {
-	header
-	fb  func(*Task) B
-	out B
-	_   [cacheLine]byte
+	header // starts with a pad
+	fb     func(*Task) B
+	out    B
+	_      pad
 }
 
 func (j *thunk[B]) execute(t *Task) { j.out = j.fb(t) }

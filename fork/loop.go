@@ -29,10 +29,11 @@ func (s *span) cut() (lo, hi int, ok bool) {
 
 // forFrame is For's record.
 type forFrame struct {
+	_ pad
 	span
 	body   func(*Task, int)
 	pieces []*forPiece // given away, oldest (highest range) first
-	_      [cacheLine]byte
+	_      pad
 }
 
 // forPiece is a part of a For range running as a job.
@@ -181,12 +182,13 @@ func joinPiece(t *Task, s shared) {
 
 // reduceFrame is Reduce's record.
 type reduceFrame[R any] struct {
+	_ pad
 	span
 	zero   R
 	leaf   func(*Task, int) R
 	merge  func(a, b R) R
 	pieces []*reducePiece[R]
-	_      [cacheLine]byte
+	_      pad
 }
 
 // reducePiece is a part of a Reduce range running as a job.

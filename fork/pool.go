@@ -190,13 +190,24 @@ func (p *Pool) work(t *Task) {
 	exited = true
 }
 
-// publishLocked makes s available to idle workers and wakes one of them.
+// publishLocked makes s available to idle workers and wakes one of them,
+// preferring a worker with nothing to do over a joiner waiting for its
+// own job (which may want to return soon), and the one that slept last
+// (its caches are the warmest).
 func (p *Pool) publishLocked(s shared) {
 	s.head().status = statusShared
 	p.ready = append(p.ready, s)
-	if n := len(p.sleepers); n > 0 {
-		p.wakeLocked(p.sleepers[n-1])
+	if len(p.sleepers) == 0 {
+		return
 	}
+	pick := p.sleepers[len(p.sleepers)-1]
+	for i := len(p.sleepers) - 1; i >= 0; i-- {
+		if !p.sleepers[i].joining {
+			pick = p.sleepers[i]
+			break
+		}
+	}
+	p.wakeLocked(pick)
 }
 
 // takeLocked removes and returns the oldest ready job, marking it taken, or

@@ -5,9 +5,14 @@ import (
 	"time"
 )
 
-// cacheLine pads structures written on every fork so that two workers never
-// write the same cache line (false sharing would cost more than the fork).
+// cacheLine is the size of the pad around structures written on every fork
+// or loop iteration (Task, job records, loop frames). Two workers writing
+// one cache line would cost more than the fork itself; padding both ends
+// keeps the written fields off any line another object can share,
+// whatever the allocator puts next to them.
 const cacheLine = 64
+
+type pad [cacheLine]byte
 
 // Heartbeat clock tuning. A worker reads the clock once every `period`
 // ticks and adapts period so that reads land about checksPerBeat times per
@@ -26,6 +31,8 @@ const (
 // goroutine: a closure that captures an outer *Task and runs as a forked job
 // would use another worker's Task.
 type Task struct {
+	_ pad
+
 	// Owner-only fields, touched on every fork and join.
 
 	// depth is the number of records on the job stack: slots[:depth] belong
@@ -44,16 +51,18 @@ type Task struct {
 	slots []record
 	pool  *Pool
 
-	// Heartbeat clock, owner-only.
+	// Heartbeat clock, owner-only: ticks between clock reads, the last
+	// read, and the last promotion (or the start of the Call).
 	period    int
 	lastCheck time.Duration
 	lastBeat  time.Duration
 
 	// Guarded by pool.mu.
-	sleeping bool
+	sleeping bool          // parked in Pool.sleepLocked, listed in sleepers
+	joining  bool          // waiting for a job of its own (see waitFor)
 	wake     chan struct{} // capacity 1; see Pool.wakeLocked
 
-	_ [cacheLine]byte
+	_ pad
 }
 
 func newTask(p *Pool) *Task {
@@ -66,11 +75,12 @@ func newTask(p *Pool) *Task {
 	}
 }
 
-// Tick is the heartbeat check: it counts down and, every so often, reads the
-// clock; once a heartbeat has passed and some worker is idle, it offers the
-// oldest job this worker has forked but not started. Fork, For and Reduce
-// call it. Call it yourself in a long loop that does not fork, so that the
-// jobs forked around the loop can move to idle workers while it runs.
+// Tick is the heartbeat check: a countdown (a decrement and a branch) that
+// every so often reads the clock and, once a heartbeat has passed and some
+// worker is idle, offers the oldest job this worker has forked and not
+// started. Join and every iteration of For and Reduce tick. Call Tick
+// yourself in a long loop that neither forks nor joins, so that the jobs
+// forked before the loop can move to idle workers while it runs.
 func (t *Task) Tick() {
 	t.budget--
 	if t.budget < 0 {
@@ -142,8 +152,9 @@ func (t *Task) run(s shared) {
 	h := s.head()
 	base := t.depth
 	saved := t.bottom
-	// Nothing below the job's own forks may be offered while it runs: this
-	// worker's older records, if any, are already promoted or joined.
+	// Records below base belong to frames suspended under this job. They
+	// are not offered while it runs: bottom is restored to its saved value
+	// when the job ends, which must not lose a promotion.
 	t.bottom = base
 	t.resetClock()
 	finished := false
@@ -188,7 +199,9 @@ func (t *Task) waitFor(h *header) {
 			p.mu.Lock()
 			continue
 		}
+		t.joining = true
 		p.sleepLocked(t)
+		t.joining = false
 	}
 	// If a publisher woke us but our own job finished first, pass the
 	// wake-up on so the ready job does not wait for the next heartbeat.
