@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // dirBatch is how many directory entries one Enumerate task reads and
@@ -121,7 +120,7 @@ func (e *engine) openDir(w *worker, j *dirJob) bool {
 			e.warn(j.path, "stat", err)
 			return false
 		}
-		dev, ino := fileID(fi)
+		dev, ino := dirID(j.path, fi)
 		for a := j.anc; a != nil; a = a.parent {
 			if a.dev == dev && a.ino == ino {
 				f.Close()
@@ -137,13 +136,6 @@ func (e *engine) openDir(w *worker, j *dirJob) bool {
 	w.Scratch.c.dirs++
 	j.f = f
 	return true
-}
-
-func fileID(fi fs.FileInfo) (dev, ino uint64) {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), uint64(st.Ino)
-	}
-	return 0, 0
 }
 
 // rootEntry is a path given to Scan, stat'ed (links followed: a root named

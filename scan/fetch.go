@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 
@@ -99,30 +98,30 @@ func (e *engine) fetch(w *worker, o *object) {
 // open opens the object's file for its first Fetch and checks its type and
 // size. It returns false if the object is not to be read.
 func (e *engine) open(w *worker, o *object) bool {
-	f, err := os.Open(o.path)
+	f, err := openFile(o.path)
 	if err != nil {
 		e.warn(o.path, "open", err)
 		return false
 	}
-	fi, err := f.Stat()
+	size, regular, err := f.stat()
 	if err != nil {
 		f.Close()
 		e.warn(o.path, "stat", err)
 		return false
 	}
-	if !fi.Mode().IsRegular() {
+	if !regular {
 		// Enumerate admits regular files only, but a file can be replaced
 		// between the listing and the open.
 		f.Close()
 		w.Scratch.c.skipped[skipSpecial]++
 		return false
 	}
-	if e.s.MaxFileSize > 0 && fi.Size() > e.s.MaxFileSize {
+	if e.s.MaxFileSize > 0 && size > e.s.MaxFileSize {
 		f.Close()
 		w.Scratch.c.skipped[skipSize]++
 		return false
 	}
-	o.f, o.size = f, fi.Size()
+	o.f, o.size = f, size
 	return true
 }
 

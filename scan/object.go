@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"os"
 	"sync"
 	"sync/atomic"
 )
@@ -21,8 +20,8 @@ type object struct {
 
 	// Owned by the Fetch chain (one Fetch at a time, each spawned by the
 	// previous one, so spawn orders their accesses).
-	f       *os.File // open from the first Fetch until the last chunk is read
-	size    int64    // size at open; reads stop there
+	f       *file // open from the first Fetch until the last chunk is read
+	size    int64 // size at open; reads stop there
 	st      stream
 	scanned bool // the content was read (counted in Stats.Files), not skipped
 }
