@@ -140,10 +140,9 @@ runtime it is built on against plain goroutines on this machine.`,
   spindle scan -f sarif -o spindle.sarif src/
   spindle rules --check                # run every built-in rule's examples
   spindle bench                        # runtime vs goroutines, on this machine`,
-		Version:           versionString(),
-		SilenceErrors:     true,
-		SilenceUsage:      true,
-		CompletionOptions: cobra.CompletionOptions{},
+		Version:       versionString(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
 	}
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)

@@ -43,10 +43,11 @@ const scanLong = `scan searches files, directories and the archives inside them 
 gitleaks-compatible rules, on every core. Findings go to standard output (or
 --output); progress, warnings and a summary go to standard error.
 
-Rules come from --config, else from .gitleaks.toml in the first PATH, else from
-the built-in set. Findings whose fingerprint (file:rule:line) is listed in a
-.gitleaksignore file in a scanned directory are not reported, nor are lines
-that carry a gitleaks:allow or spindle:allow comment.
+Rules come from --config, else from .gitleaks.toml in the first PATH that is a
+directory, else from the built-in set. Findings whose fingerprint
+(file:rule:line) is listed in a .gitleaksignore file in a scanned directory
+are not reported, nor are lines that carry a gitleaks:allow or spindle:allow
+comment. The report, the baseline and the config file are never scanned.
 
 Exit status: 0 no findings, 1 findings (see --exit-code), 2 an error: a bad
 flag, an unreadable or invalid config or baseline, a PATH that does not exist,
@@ -74,7 +75,7 @@ func newScanCmd(e env) *cobra.Command {
 	}
 	f := c.Flags()
 	f.SortFlags = false
-	f.StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: PATH/.gitleaks.toml, else built-in rules)")
+	f.StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: .gitleaks.toml in the first PATH that is a directory, else built-in rules)")
 	f.StringVarP(&o.format, "format", "f", "text", "report `FORMAT`: "+strings.Join(report.Formats(), ", "))
 	f.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	f.IntVarP(&o.workers, "workers", "j", runtime.GOMAXPROCS(0), "run `N` workers")
