@@ -233,3 +233,38 @@ func TestStrongAndWeakPredecessors(t *testing.T) {
 		t.Fatalf("x ran %d times, want 2 (once for its strong predecessor, once for the condition)", got)
 	}
 }
+
+// TestLoopSideBranchCountsEveryRound: a join task hanging off a loop (the
+// loop does not pass through it) runs once per round, even when the next
+// round's predecessors finish before it has started: its counter is re-armed
+// when it reaches zero, not when it starts.
+func TestLoopSideBranchCountsEveryRound(t *testing.T) {
+	const rounds = 200
+	for _, workers := range workerCounts {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			e := newExec(t, workers)
+			var joins, round atomic.Int32
+			g := New("side")
+			a := g.Add("A", nil)
+			p1, p2 := g.Add("P1", nil), g.Add("P2", nil)
+			x := g.Add("X", func(context.Context) error { joins.Add(1); return nil })
+			c := g.AddCondition("again?", func(context.Context) (int, error) {
+				if round.Add(1) < rounds {
+					return 0, nil
+				}
+				return 1, nil
+			})
+			g.Add("start", nil).Precede(a)
+			a.Precede(p1, p2)
+			p1.Precede(x)
+			p2.Precede(x, c)
+			c.Precede(a, g.Add("exit", nil))
+			if err := e.Run(context.Background(), g); err != nil {
+				t.Fatal(err)
+			}
+			if got := joins.Load(); got != rounds {
+				t.Fatalf("X ran %d times, want once per round (%d)", got, rounds)
+			}
+		})
+	}
+}

@@ -33,10 +33,11 @@
 //
 // An Executor owns one persistent spindle.Executor whose task type is a small
 // value, a strand: (frame, range). A strand runs tasks of one graph, one after
-// another, on one worker. Every run of a graph has its own join counters — an
-// []int32 indexed by task, updated with atomic adds — in a run state pooled per
-// plan, so concurrent runs of one graph share nothing but the plan, and a run
-// allocates only its context (two small allocations; none for the counters).
+// another, on one worker. Every run of a graph has its own dependency
+// counters — a []uint64 of arrivals indexed by task, updated with atomic adds —
+// in a run state pooled per plan, so concurrent runs of one graph share
+// nothing but the plan, and a run allocates only its context (two small
+// allocations; none for the counters, which are cleared, not reallocated).
 //
 // A run starts one claimer strand per worker (fewer for fewer sources). A
 // claimer takes chunks of the source list from an atomic cursor, halving the
@@ -44,7 +45,8 @@
 // tasks cost a handful of shared atomic operations, and the last chunks are
 // small enough to balance the workers.
 //
-// When a task finishes, its successors' counters are decremented (a
+// When a task finishes, it adds an arrival to each successor's counter; a
+// successor is ready when its arrivals reach its strong in-degree (a
 // successor with a single strong predecessor needs no counter at all). If
 // exactly one becomes ready, the strand runs it next itself: a chain of
 // tasks costs no scheduling and no shared write. If several become ready, all
@@ -89,8 +91,10 @@
 //     triggers that can fire in the same round unless you mean it to run twice.
 //   - A cycle is valid only if a weak edge closes it (a loop goes through a
 //     condition task); a cycle of strong edges is ErrCycle.
-//   - A task's counter is re-armed when it starts, so tasks inside a loop
-//     wait for their strong predecessors afresh in every round.
+//   - In a graph with condition tasks, a task becomes ready on every k-th
+//     arrival of its k strong predecessors, so tasks inside a loop wait for
+//     their strong predecessors afresh in every round, even when a
+//     predecessor of the next round finishes before the task has started.
 //   - An index outside [0, number of successors) is ErrConditionIndex and
 //     stops the run. To leave a loop, pick an explicit exit successor.
 //

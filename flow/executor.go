@@ -107,7 +107,7 @@ func (e *Executor) RunN(ctx context.Context, g *Graph, n int) error {
 }
 
 // runState is one Run: the run's context, its first error, and the root
-// frame with the graph's join counters. It is pooled per plan and reused by
+// frame with the graph's dependency counters. It is pooled per plan and reused by
 // later runs.
 //
 // The run is stopping once its context is cancelled, by the first failure
@@ -132,7 +132,7 @@ func (p *plan) getRun(e *Executor) *runState {
 	r, _ := p.runs.Get().(*runState)
 	if r == nil {
 		r = &runState{done: make(chan struct{}, 1)}
-		r.root = frame{run: r, plan: p, join: make([]int32, len(p.nodes)), pnode: -1}
+		r.root = frame{run: r, plan: p, arrivals: make([]uint64, len(p.nodes)), pnode: -1}
 	}
 	r.ex = e
 	if len(r.batch) < int(e.workers) {

@@ -29,7 +29,7 @@ const (
 )
 
 // A frame is one graph being run: the root graph of a Run, or the children of
-// one execution of a subflow task. It holds the join counters and the count
+// one execution of a subflow task. It holds the dependency counters and the count
 // of units in flight.
 //
 // Invariant: pending counts the frame's strands that are queued or running,
@@ -40,23 +40,25 @@ const (
 // successors itself. Strands of a frame only ever add units while holding one,
 // so pending cannot reach zero while work of the frame remains.
 type frame struct {
-	run    *runState
-	plan   *plan
-	join   []int32 // per node: strong predecessors still to finish (atomic)
-	parent *frame  // nil for the root frame
-	pnode  int32   // the subflow task in parent that this frame belongs to
+	run  *runState
+	plan *plan
+	// arrivals counts, per node, the strong predecessors that have finished
+	// in this run (atomic adds only). A node becomes ready on every
+	// strong-in-degree-th arrival: once in a graph without condition tasks;
+	// once per round in a loop. Counting up, never re-arming, leaves no
+	// window in which a fast next round's arrival could be lost.
+	arrivals []uint64
+	parent   *frame // nil for the root frame
+	pnode    int32  // the subflow task in parent that this frame belongs to
 
 	_       [64]byte // pending and cursor are written by every worker
 	pending atomic.Int64
 	cursor  atomic.Int32 // sources[cursor:] are not yet claimed
 }
 
-// reset prepares the frame for a fresh run of its plan. The counters are
-// rewritten even though a completed run leaves most of them at their initial
-// value, because branches a condition did not take, and runs that were
-// stopped, leave them part-way down.
+// reset prepares the frame for a fresh run of its plan: no arrivals yet.
 func (f *frame) reset() {
-	copy(f.join, f.plan.strong)
+	clear(f.arrivals)
 	f.cursor.Store(0)
 }
 
@@ -164,11 +166,6 @@ func (f *frame) chain(w *worker, n int32, resume *strand) int32 {
 func (f *frame) step(w *worker, n int32, resume *strand) int32 {
 	p := f.plan
 	nd := &p.nodes[n]
-	if p.hasCond && nd.strong > 1 {
-		// With condition tasks n may run again in this run (a loop): re-arm
-		// its counter for the next round before its successors can finish.
-		atomic.StoreInt32(&f.join[n], nd.strong)
-	}
 	switch nd.kind {
 	case kindWork:
 		if nd.work != nil {
@@ -179,7 +176,7 @@ func (f *frame) step(w *worker, n int32, resume *strand) int32 {
 		}
 		return f.ready(w, n, resume)
 	case kindCond:
-		k, err := callCond(f.run.ctx, nd.cond)
+		k, err := callCond(f.run.ctx, p.extra[n].cond)
 		if err != nil {
 			f.fail(n, err)
 			return none
@@ -194,7 +191,7 @@ func (f *frame) step(w *worker, n int32, resume *strand) int32 {
 	}
 }
 
-// ready counts down the join counters of n's successors and returns the one
+// ready adds an arrival to the counters of n's successors and returns the one
 // that became ready, if exactly one did, or none. If several did, it spawns
 // them all and returns handoff: the last one spawned lands in the worker's
 // private next slot and runs next on this worker; the others go to its ring,
@@ -206,8 +203,11 @@ func (f *frame) ready(w *worker, n int32, resume *strand) int32 {
 	first, count := none, 0
 	for _, s := range p.succ[nd.lo:nd.hi] {
 		// A task with one strong predecessor needs no counter: this is it.
-		if p.strong[s] > 1 && atomic.AddInt32(&f.join[s], -1) != 0 {
-			continue
+		if st := uint64(p.strong[s]); st > 1 {
+			a := atomic.AddUint64(&f.arrivals[s], 1)
+			if a != st && (!p.hasCond || a%st != 0) {
+				continue
+			}
 		}
 		switch count {
 		case 0:
@@ -240,10 +240,10 @@ func (f *frame) ready(w *worker, n int32, resume *strand) int32 {
 // That unit is the strand's own (for a claimer, a new one: the claimer's
 // goes to its re-spawned self), so subflow returns handoff.
 func (f *frame) subflow(w *worker, n int32, resume *strand) int32 {
-	nd := &f.plan.nodes[n]
-	sf := &Subflow{g: Graph{name: nd.name}}
-	if nd.sub != nil {
-		if err := callSub(f.run.ctx, nd.sub, sf); err != nil {
+	ex := &f.plan.extra[n]
+	sf := &Subflow{g: Graph{name: ex.name}}
+	if ex.sub != nil {
+		if err := callSub(f.run.ctx, ex.sub, sf); err != nil {
 			f.fail(n, err)
 			return none
 		}
@@ -256,8 +256,7 @@ func (f *frame) subflow(w *worker, n int32, resume *strand) int32 {
 	if len(cp.nodes) == 0 {
 		return f.ready(w, n, resume)
 	}
-	child := &frame{run: f.run, plan: cp, join: make([]int32, len(cp.nodes)), parent: f, pnode: n}
-	child.reset()
+	child := &frame{run: f.run, plan: cp, arrivals: make([]uint64, len(cp.nodes)), parent: f, pnode: n}
 	c := child.claimers()
 	child.pending.Store(int64(c))
 	if resume != nil {
@@ -286,7 +285,7 @@ func (f *frame) root() *frame {
 func (f *frame) path(n int32) string {
 	var parts []string
 	for ; f != nil; f = f.parent {
-		parts = append(parts, f.plan.nodes[n].name)
+		parts = append(parts, f.plan.extra[n].name)
 		n = f.pnode
 	}
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
