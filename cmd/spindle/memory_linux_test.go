@@ -9,7 +9,28 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
+
+// writeBigText writes about size bytes of text to name, with one planted
+// secret at the end, so that a scan must read all of it to find it.
+func writeBigText(t *testing.T, name string, size int) {
+	t.Helper()
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	line := strings.Repeat("lorem ipsum dolor sit amet consectetur ", 3) + "\n"
+	for n := 0; n < size; n += len(line) {
+		w.WriteString(line)
+	}
+	fmt.Fprintf(w, "key = %s\n", token(1))
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // TestLargeFileScanPeakMemory scans one large text file with two workers
 // and checks the process's peak resident memory: the engine reads a file in
@@ -24,22 +45,7 @@ func TestLargeFileScanPeakMemory(t *testing.T) {
 	const size = 512 << 20
 	const limitKiB = 80 << 10
 	dir := t.TempDir()
-	name := filepath.Join(dir, "big.txt")
-	f, err := os.Create(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	line := strings.Repeat("lorem ipsum dolor sit amet consectetur ", 3) + "\n"
-	for n := 0; n < size; n += len(line) {
-		w.WriteString(line)
-	}
-	// One secret near the end, so the scan must really read it all.
-	fmt.Fprintf(w, "key = %s\n", token(1))
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeBigText(t, filepath.Join(dir, "big.txt"), size)
 	writeTree(t, dir, map[string]string{".gitleaks.toml": testRules})
 
 	cmd := exec.Command(binary, "scan", "-j", "2", "-f", "json", "big.txt")
@@ -56,4 +62,37 @@ func TestLargeFileScanPeakMemory(t *testing.T) {
 	if rss > limitKiB {
 		t.Errorf("peak RSS %d KiB, want at most %d KiB", rss, limitKiB)
 	}
+}
+
+// TestInterruptExits130WithAClosedReport sends SIGINT during a scan: the
+// command must stop, say so, exit 130, and leave a report that parses.
+func TestInterruptExits130WithAClosedReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and scans a 1 GiB file")
+	}
+	dir := t.TempDir()
+	writeBigText(t, filepath.Join(dir, "big.txt"), 1<<30)
+	writeTree(t, dir, map[string]string{".gitleaks.toml": testRules})
+	cmd := exec.Command(binary, "scan", "-j", "2", "-f", "json", "-o", "out.json", "big.txt")
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	exit, ok := err.(*exec.ExitError)
+	if !ok {
+		t.Skipf("the scan finished before the signal (%v); nothing to check", err)
+	}
+	if exit.ExitCode() != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("exit %d, stderr %q; want %d and a message", exit.ExitCode(), stderr.String(), exitInterrupted)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parseJSON(t, string(data)) // fails the test if the array was not closed
 }
