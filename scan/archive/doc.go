@@ -56,8 +56,11 @@
 // reader, a ratio meter, and the member reader that applies the byte
 // budgets, the clocks and the context. What a walk holds is fixed per
 // level: a 32 KiB buffer per open stream, the decoders' state (deflate
-// 40 KiB, bzip2 about 4 MB, xz and zstd their window, capped by
-// MaxWindow), and at most one zip spool.
+// 40 KiB, bzip2 about 4 MB, xz and zstd their window: at most MaxWindow,
+// and for an xz block that declares its size, no more than that size), and
+// at most one zip spool. A window is allocated whole but the operating
+// system backs its pages only as the decoder writes them, so a stream's
+// resident cost is bounded by its output as well.
 //
 // A zip needs random access, since its directory is at the end. A zip read
 // from a stream (a nested one, or an input without ReadAt) is spooled:

@@ -347,3 +347,34 @@ func TestManyTinyMembersHitTheEntriesBudget(t *testing.T) {
 		})
 	}
 }
+
+func TestZipCentralDirectoryIsStreamedNotHeld(t *testing.T) {
+	const n = 100_000
+	members := make([]rawMember, n)
+	for i := range members {
+		members[i] = storedMember("some/longer/directory/name/file"+itoa(i)+".txt", []byte("x"))
+	}
+	data := rawZip(members, false)
+	lim := DefaultLimits()
+	lim.MaxEntries = -1
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base, peak := ms.HeapAlloc, uint64(0)
+	seen := 0
+	err := Walk(context.Background(), "many.zip", bytes.NewReader(data), int64(len(data)), lim, func(m Member, r io.Reader) error {
+		if seen++; seen%10_000 == 0 { // live heap, garbage collected first
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+		}
+		return nil
+	}, nil)
+	if err != nil || seen != n {
+		t.Fatalf("err %v after %d members", err, seen)
+	}
+	// archive/zip would hold about 200 bytes per entry here: 20 MB.
+	if grown := int64(peak) - int64(base); grown > 2<<20 {
+		t.Errorf("live heap grew by %d bytes over %d entries", grown, n)
+	}
+}

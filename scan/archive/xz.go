@@ -219,6 +219,13 @@ func (x *xzReader) nextBlock() error {
 	if x.check != nil {
 		x.check.Reset()
 	}
+	// No match reaches further back than the block's own output, so a
+	// block that declares its size needs no larger dictionary (xz -T
+	// writes sizes; a small file compressed with xz -9 then costs kilobytes,
+	// not 64 MiB).
+	if x.wantUncomp >= 0 {
+		dict = min(dict, x.wantUncomp)
+	}
 	cfg := lzma.Reader2Config{DictCap: int(max(dict, lzma.MinDictCap))}
 	r, err := cfg.NewReader2(x.src.Reader)
 	if err != nil {
