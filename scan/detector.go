@@ -1,32 +1,21 @@
 package scan
 
-// Match is one hit reported by a detector, in byte offsets into the data it
-// was given. It mirrors rules.Match field for field; the engine turns it into
-// a report.Finding: the line and column of data[Start], the end line and
-// column of data[End-1], the fingerprint from the file, the rule and the
-// line. A match is owned by the chunk its End falls in (see chunk).
-//
-// Start and End follow gitleaks' placement: a match that begins with a
-// line break starts after it, and End is Start plus the length of Match.
-type Match struct {
-	RuleID      string
-	Description string
-	Tags        []string
-	Start, End  int
-	// SecretStart and SecretEnd locate the secret (a capture group, or the
-	// whole match) inside data.
-	SecretStart, SecretEnd int
-	Secret                 string
-	Match                  string
-	Entropy                float64
-}
+import "github.com/spindle-go/spindle/scan/rules"
 
-// Scratch is a detector's per-worker working memory.
+// Match is one hit reported by a detector, in byte offsets into the data it
+// was given (see rules.Match). The engine turns it into a report.Finding:
+// the line and column of data[Start], the end line and column of
+// data[End-1], and the fingerprint file:rule:line. A match belongs to the
+// chunk its End falls in (see chunk).
+type Match = rules.Match
+
+// Scratch is a detector's per-worker working memory, opaque to the engine.
 type Scratch = any
 
-// Detector is what the engine needs from a rule set; *rules.Detector
-// implements it. Its methods are called concurrently from every worker,
-// each with its own Scratch.
+// Detector is what the engine needs from a rule set. Rules adapts a
+// *rules.Detector to it; tests and other detectors implement it directly.
+// Its methods are called concurrently from every worker, each with its own
+// Scratch.
 //
 // The chunking contract (see doc.go): whether a match is reported, and what
 // it contains, depends only on the bytes within MaxWindow of it on either
@@ -45,4 +34,22 @@ type Detector interface {
 	ScanPath(path string, emit func(Match))
 	// Scan reports the matches in data, a chunk of the file at path.
 	Scan(s Scratch, path string, data []byte, emit func(Match))
+}
+
+// Rules adapts a compiled rule set to the engine:
+//
+//	det, err := rules.Compile(rules.Default())
+//	...
+//	scan.Scan(ctx, scan.Options{Detector: scan.Rules(det)}, paths...)
+func Rules(d *rules.Detector) Detector { return rulesDetector{d} }
+
+type rulesDetector struct{ d *rules.Detector }
+
+func (r rulesDetector) MaxWindow() int                         { return r.d.MaxWindow() }
+func (r rulesDetector) SkipPath(path string) bool              { return r.d.SkipPath(path) }
+func (r rulesDetector) NewScratch() Scratch                    { return r.d.NewScratch() }
+func (r rulesDetector) ScanPath(path string, emit func(Match)) { r.d.ScanPath(path, emit) }
+
+func (r rulesDetector) Scan(s Scratch, path string, data []byte, emit func(Match)) {
+	r.d.Scan(s.(*rules.Scratch), path, data, emit)
 }

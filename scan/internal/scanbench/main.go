@@ -1,0 +1,104 @@
+// Command scanbench runs the scan engine over a tree with a gitleaks-schema
+// config and prints what the comparisons with gitleaks and ripgrep need:
+// one "file<TAB>line<TAB>rule" line per finding (with -out), and the stats.
+// It is a measuring tool for the engine's figures, not a user command.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"sort"
+
+	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/report"
+	"github.com/spindle-go/spindle/scan/rules"
+)
+
+func main() {
+	config := flag.String("c", "", "gitleaks-schema config (default: built-in rules)")
+	workers := flag.Int("j", 0, "workers (default GOMAXPROCS)")
+	chunk := flag.Int("chunk", 0, "chunk size")
+	out := flag.String("out", "", "write file<TAB>line<TAB>rule per finding, sorted")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile")
+	binary := flag.Bool("binary", false, "scan binary files too")
+	repeat := flag.Int("n", 1, "repeat the scan n times (for profiles)")
+	null := flag.Bool("null", false, "a detector that finds nothing: measures the engine alone")
+	flag.Parse()
+
+	var cfg *rules.Config
+	if *config == "" {
+		cfg = rules.Default()
+	} else {
+		var err error
+		if cfg, err = rules.LoadFile(*config); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+	}
+	det, err := rules.Compile(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if *cpuprofile != "" {
+		f, _ := os.Create(*cpuprofile)
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	for range *repeat - 1 {
+		scanOnce(det, *null, *workers, *chunk, *binary, nil)
+	}
+	var lines []string
+	st, err := scanOnce(det, *null, *workers, *chunk, *binary, &lines)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	if *out != "" {
+		sort.Strings(lines)
+		f, _ := os.Create(*out)
+		w := bufio.NewWriter(f)
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+		w.Flush()
+		f.Close()
+	}
+	fmt.Fprintf(os.Stderr, "files %d dirs %d bytes %d findings %d warnings %d skipped %v in %v (%.0f MB/s, GOMAXPROCS %d)\n",
+		st.Files, st.Dirs, st.Bytes, st.Findings, st.Warnings, st.Skipped, st.Duration,
+		float64(st.Bytes)/st.Duration.Seconds()/1e6, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(os.Stderr, "phases: enumerate %d tasks %v, fetch %d %v, scan %d %v, inline %d, backpressure %d\n",
+		st.Phases.Enumerate.Tasks, st.Phases.Enumerate.Busy, st.Phases.Fetch.Tasks, st.Phases.Fetch.Busy,
+		st.Phases.Scan.Tasks, st.Phases.Scan.Busy, st.Phases.InlineScans, st.Phases.Backpressure)
+}
+
+func scanOnce(det *rules.Detector, null bool, workers, chunk int, binary bool, lines *[]string) (scan.Stats, error) {
+	d := scan.Rules(det)
+	if null {
+		d = nullDetector{}
+	}
+	return scan.Scan(context.Background(), scan.Options{
+		Detector:   d,
+		Workers:    workers,
+		ChunkSize:  chunk,
+		ScanBinary: binary,
+		OnFinding: func(f report.Finding) {
+			if lines != nil {
+				*lines = append(*lines, fmt.Sprintf("%s\t%d\t%s", f.File, f.Line, f.RuleID))
+			}
+		},
+		OnWarning: func(w scan.Warning) { fmt.Fprintln(os.Stderr, "warning:", w) },
+	}, flag.Args()...)
+}
+
+type nullDetector struct{}
+
+func (nullDetector) MaxWindow() int                                      { return 16 << 10 }
+func (nullDetector) SkipPath(string) bool                                { return false }
+func (nullDetector) NewScratch() scan.Scratch                            { return nil }
+func (nullDetector) ScanPath(string, func(scan.Match))                   {}
+func (nullDetector) Scan(scan.Scratch, string, []byte, func(scan.Match)) {}
