@@ -626,8 +626,10 @@ func TestCloseDuringCallLetsItFinish(t *testing.T) {
 	root := balanced(1, 1<<16-1)
 	want := sumSeq(root)
 	done := make(chan int)
+	started := make(chan struct{})
 	go func() {
 		done <- fork.Call(p, func(t *fork.Task, n *node) int {
+			close(started)
 			s := 0
 			for range 20 {
 				s = sumFork(t, n)
@@ -635,7 +637,7 @@ func TestCloseDuringCallLetsItFinish(t *testing.T) {
 			return s
 		}, root)
 	}()
-	time.Sleep(time.Millisecond)
+	<-started
 	p.Close()
 	if got := <-done; got != want {
 		t.Fatalf("got %d, want %d", got, want)

@@ -10,8 +10,26 @@ package fork
 // span is the state a loop shares with the heartbeat, owner-only.
 type span struct {
 	idx  int // the slot index; immutable
-	next int // first index not started yet
+	next int // first index not claimed yet: the heartbeat splits [next, hi)
 	hi   int // end of the range this worker still owns
+}
+
+// maxStride bounds the block of indices a loop claims at once: a block
+// cannot be split, so it must stay short next to a heartbeat even when the
+// estimate of the cost of an iteration is off.
+const maxStride = 256
+
+// claim reserves the next block of the range, starting at i, and returns
+// its end. A block is one index when iterations are slow (they each tick
+// the clock often enough) and up to maxStride when they are cheap, so that
+// a cheap loop updates its frame and ticks once per block rather than once
+// per index: the tick period, which the clock adapts to about a quarter
+// heartbeat, tells how cheap the loop's ticks are.
+func (s *span) claim(t *Task, i int) int {
+	stride := min(max(t.period>>6, 1), maxStride)
+	end := min(s.hi, i+stride)
+	s.next = end
+	return end
 }
 
 // cut gives the upper half of the untouched range away, returning it, or
@@ -90,12 +108,11 @@ func For(t *Task, lo, hi int, body func(t *Task, i int)) {
 	fr := pushFor(t)
 	fr.hi, fr.body = hi, body
 	for i := lo; ; {
-		fr.next = i + 1
-		body(t, i)
-		i++
-		// Tick before reading hi: a heartbeat may give away the rest of
-		// the range from i on.
-		t.Tick()
+		start, end := i, fr.claim(t, i)
+		i = forBlock(t, i, end, body)
+		// Tick before reading hi again: a heartbeat may give away the
+		// rest of the range from end on.
+		t.tickN(end - start)
 		if i >= fr.hi {
 			break
 		}
@@ -107,6 +124,18 @@ func For(t *Task, lo, hi int, body func(t *Task, i int)) {
 		joinForPieces(t, fr)
 	}
 	popLoop(t, fr.idx)
+}
+
+// forBlock runs body over [i, end). It is a function of its own so that
+// the loop around the calls keeps only what it needs live: Go saves no
+// register across a call, and every value live across one is reloaded.
+//
+//go:noinline
+func forBlock(t *Task, i, end int, body func(*Task, int)) int {
+	for ; i < end; i++ {
+		body(t, i)
+	}
+	return i
 }
 
 // pushFor puts a For frame on the job stack, reusing the slot's record.
@@ -249,12 +278,10 @@ func Reduce[R any](t *Task, lo, hi int, zero R, leaf func(t *Task, i int) R, mer
 	fr.hi, fr.zero, fr.leaf, fr.merge = hi, zero, leaf, merge
 	acc := zero
 	for i := lo; ; {
-		fr.next = i + 1
-		acc = merge(acc, leaf(t, i))
-		i++
-		// Tick before reading hi: a heartbeat may give away the rest of
-		// the range from i on.
-		t.Tick()
+		start, end := i, fr.claim(t, i)
+		acc = reduceBlock(t, i, end, acc, leaf, merge)
+		i = end
+		t.tickN(end - start)
 		if i >= fr.hi {
 			break
 		}
@@ -264,6 +291,16 @@ func Reduce[R any](t *Task, lo, hi int, zero R, leaf func(t *Task, i int) R, mer
 		acc = joinReducePieces(t, fr, acc)
 	}
 	popLoop(t, fr.idx)
+	return acc
+}
+
+// reduceBlock folds leaf over [i, end) into acc; see forBlock.
+//
+//go:noinline
+func reduceBlock[R any](t *Task, i, end int, acc R, leaf func(*Task, int) R, merge func(a, b R) R) R {
+	for ; i < end; i++ {
+		acc = merge(acc, leaf(t, i))
+	}
 	return acc
 }
 

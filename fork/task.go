@@ -88,6 +88,14 @@ func (t *Task) Tick() {
 	}
 }
 
+// tickN counts n ticks at once (a loop's block of n indices).
+func (t *Task) tickN(n int) {
+	t.budget -= n
+	if t.budget < 0 {
+		t.beat()
+	}
+}
+
 // beat is Tick's slow path.
 //
 //go:noinline
