@@ -186,3 +186,76 @@ func TestStressMixedGraphs(t *testing.T) {
 		t.Fatalf("%d runs went wrong", n)
 	}
 }
+
+// TestFailuresAtRandomPointsNeverHang: random graphs of plain and subflow
+// tasks where a random task fails, panics or cancels the caller's context.
+// Every Run returns the matching error (never hangs); no task that depends on
+// the failing one starts; on one worker, no task at all starts after it.
+func TestFailuresAtRandomPointsNeverHang(t *testing.T) {
+	iters := 300
+	if testing.Short() {
+		iters = 60
+	}
+	boom := errors.New("boom")
+	for _, workers := range workerCounts {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			e := newExec(t, workers)
+			rng := rand.New(rand.NewPCG(uint64(workers), 11))
+			for it := range iters {
+				d := randomDAG(rng, 2+rng.IntN(200), 3)
+				bad := rng.IntN(d.n)
+				mode := rng.IntN(3)
+				after := d.descendants(bad)
+				ctx, cancel := context.WithCancel(context.Background())
+				var failed atomic.Bool
+				var late atomic.Int64
+				g := New("fail")
+				tasks := make([]*Task, d.n)
+				for i := range tasks {
+					body := func(context.Context) error {
+						if after[i] || (workers == 1 && failed.Load()) {
+							late.Add(1)
+						}
+						if i != bad {
+							return nil
+						}
+						failed.Store(true)
+						switch mode {
+						case 0:
+							return boom
+						case 1:
+							panic(boom)
+						default:
+							cancel()
+							return nil
+						}
+					}
+					if i%5 == 4 {
+						tasks[i] = g.AddSubflow("", func(ctx context.Context, sf *Subflow) error {
+							sf.Add("", nil).Precede(sf.Add("", nil))
+							return body(ctx)
+						})
+					} else {
+						tasks[i] = g.Add("", body)
+					}
+				}
+				for _, ed := range d.edges {
+					tasks[ed[0]].Precede(tasks[ed[1]])
+				}
+				err := e.Run(ctx, g)
+				cancel()
+				want := boom
+				if mode == 2 {
+					want = context.Canceled
+				}
+				// A cancellation after which nothing was left to skip is no error.
+				if !errors.Is(err, want) && !(mode == 2 && err == nil) {
+					t.Fatalf("iteration %d mode %d: err = %v, want %v", it, mode, err, want)
+				}
+				if n := late.Load(); n != 0 {
+					t.Fatalf("iteration %d mode %d: %d tasks started after the failure", it, mode, n)
+				}
+			}
+		})
+	}
+}

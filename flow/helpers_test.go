@@ -133,3 +133,22 @@ func randomDAG(rng *rand.Rand, n, maxPred int) dag {
 	}
 	return d
 }
+
+// descendants marks the tasks reachable from task u (u excluded).
+func (d dag) descendants(u int) []bool {
+	succ := make([][]int, d.n)
+	for _, e := range d.edges {
+		succ[e[0]] = append(succ[e[0]], e[1])
+	}
+	seen := make([]bool, d.n)
+	stack := append([]int(nil), succ[u]...)
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !seen[v] {
+			seen[v] = true
+			stack = append(stack, succ[v]...)
+		}
+	}
+	return seen
+}
