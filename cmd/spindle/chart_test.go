@@ -123,3 +123,17 @@ func TestWrapTextBreaksAfterCommas(t *testing.T) {
 		t.Errorf("wrapText(short) = %q", got)
 	}
 }
+
+func TestCountNamesWorkloadSizes(t *testing.T) {
+	tests := []struct {
+		n    int
+		want string
+	}{
+		{1 << 20, "1M"}, {16 << 10, "16K"}, {1023, "1023"}, {1000, "1000"}, {1<<20 - 1, "1,048,575"}, {12345, "12,345"},
+	}
+	for _, tt := range tests {
+		if got := count(tt.n); got != tt.want {
+			t.Errorf("count(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}

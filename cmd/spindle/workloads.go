@@ -368,7 +368,8 @@ func hopWorkload(n int) workload {
 	}
 }
 
-// count writes n for a workload's name: 1M, 64K, 1023.
+// count writes n for a workload's name: 1M, 64K, 1023, 1,048,575.
+// Digits are grouped from five on.
 func count(n int) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
@@ -376,5 +377,12 @@ func count(n int) string {
 	case n >= 1<<10 && n%(1<<10) == 0:
 		return fmt.Sprintf("%dK", n>>10)
 	}
-	return fmt.Sprint(n)
+	s := fmt.Sprint(n)
+	if len(s) <= 4 {
+		return s
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
