@@ -51,6 +51,7 @@ type Match struct {
 type rule struct {
 	RuleInfo
 	index      int
+	source     string  // the regex as written
 	re         matcher // nil for a path-only rule
 	engine     engine
 	variants   [4]matcher // re with \A (bit 0) and/or \z (bit 1) disabled; nil if not needed
@@ -190,6 +191,7 @@ func Compile(cfg *Config) (*Detector, error) {
 // matches: which literals bound them (anchors) and how far a match reaches
 // around one (see analyze.go and doc.go).
 func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
+	r.source = cr.Regex
 	tree, err := syntax.Parse(cr.Regex, syntax.Perl)
 	if err != nil {
 		return fmt.Errorf("invalid regex: %s", regexErrText(err))

@@ -199,11 +199,22 @@ func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow 
 	if !s.active[r.index] {
 		return out
 	}
+	s.rawMatches(r, data, slow, func(m0, m1 int) {
+		out = d.finish(r, path, data, m0, m1, out)
+	})
+	return out
+}
+
+// rawMatches calls fn with every match of the rule's regex in data, in
+// order: the same matches as r.re.FindAllIndex(data, -1), found in windows
+// around anchor hits when the rule has anchors and the buffer is on the
+// fast path. The gate is not checked here.
+func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int)) {
 	if slow || r.anchors == nil {
 		for _, m := range r.re.FindAllIndex(data, -1) {
-			out = d.finish(r, path, data, m[0], m[1], out)
+			fn(m[0], m[1])
 		}
-		return out
+		return
 	}
 	for _, w := range s.windows(r, data) {
 		v := 0
@@ -218,10 +229,9 @@ func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow 
 			continue
 		}
 		for _, m := range re.FindAllIndex(win, -1) {
-			out = d.finish(r, path, data, w.lo+m[0], w.lo+m[1], out)
+			fn(w.lo+m[0], w.lo+m[1])
 		}
 	}
-	return out
 }
 
 // windows returns the disjoint regions of data outside which the rule
