@@ -116,13 +116,18 @@
 // # Loops
 //
 // For and Reduce need no grain size either. A loop runs its range in
-// order on its worker, with a frame on the job stack that records the next
-// index; when a heartbeat finds that frame the oldest offerable record, it
-// cuts the untouched rest of the range in two and publishes the upper half
-// as a job, which runs as a loop of its own (and is split in turn) wherever
-// it is taken. A loop of cheap bodies thus runs at about the speed of a
-// plain loop until someone is idle, and the number of pieces grows with
-// the number of idle workers and heartbeats, not with the range.
+// order on its worker, with a frame on the job stack that records how far
+// it has got; when a heartbeat finds that frame the oldest offerable
+// record, it cuts the untouched rest of the range in two and publishes the
+// upper half as a job, which runs as a loop of its own (and is split in
+// turn) wherever it is taken. A loop of cheap bodies thus runs at about
+// the speed of a plain loop calling the same function until someone is
+// idle, and the number of pieces grows with the number of idle workers and
+// heartbeats, not with the range. To keep that bookkeeping off the cost of
+// cheap iterations, a loop claims indices in blocks: one index at a time
+// when iterations are slow, up to 256 when they are cheap, sized from the
+// worker's tick rate (which the clock calibrates), so a block stays far
+// shorter than a heartbeat either way.
 //
 // # Limitations
 //

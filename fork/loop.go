@@ -1,7 +1,8 @@
 package fork
 
-// A loop runs its range in order on its own worker. Its frame sits on the job
-// stack like a fork's record, and it records the next index it will start;
+// A loop runs its range in order on its own worker, a block of indices at a
+// time. Its frame sits on the job stack like a fork's record, and it records
+// the end of the block it has claimed;
 // when a heartbeat finds the frame the oldest offerable record, it cuts the
 // untouched rest of the range in two and publishes the upper half as a piece
 // that runs as a loop of its own wherever it is taken. So a loop is split
@@ -19,17 +20,26 @@ type span struct {
 // estimate of the cost of an iteration is off.
 const maxStride = 256
 
-// claim reserves the next block of the range, starting at i, and returns
-// its end. A block is one index when iterations are slow (they each tick
-// the clock often enough) and up to maxStride when they are cheap, so that
-// a cheap loop updates its frame and ticks once per block rather than once
-// per index: the tick period, which the clock adapts to about a quarter
-// heartbeat, tells how cheap the loop's ticks are.
-func (s *span) claim(t *Task, i int) int {
-	stride := min(max(t.period>>6, 1), maxStride)
+// claim reserves the block [i, i+stride) of the range (or what is left of
+// it) and returns its end.
+func (s *span) claim(i, stride int) int {
 	end := min(s.hi, i+stride)
 	s.next = end
 	return end
+}
+
+// nextStride sizes a loop's next block. If the bodies of the last block
+// ticked themselves (they fork, join or call Tick: the countdown moved
+// beyond the loop's own ticks), their cost is unknown and may be large, so
+// the loop goes one index at a time. Otherwise the loop's ticks are the
+// only ones, and the tick period, which the clock adapts to about a
+// quarter heartbeat's worth of ticks, says how cheap an index is: a block
+// is a 64th of that, at least one index and at most maxStride.
+func nextStride(t *Task, budgetBefore int) int {
+	if t.budget != budgetBefore {
+		return 1
+	}
+	return min(max(t.period>>6, 1), maxStride)
 }
 
 // cut gives the upper half of the untouched range away, returning it, or
@@ -107,9 +117,11 @@ func For(t *Task, lo, hi int, body func(t *Task, i int)) {
 	}
 	fr := pushFor(t)
 	fr.hi, fr.body = hi, body
-	for i := lo; ; {
-		start, end := i, fr.claim(t, i)
+	for i, stride := lo, 1; ; {
+		start, end := i, fr.claim(i, stride)
+		before := t.budget
 		i = forBlock(t, i, end, body)
+		stride = nextStride(t, before)
 		// Tick before reading hi again: a heartbeat may give away the
 		// rest of the range from end on.
 		t.tickN(end - start)
@@ -277,10 +289,12 @@ func Reduce[R any](t *Task, lo, hi int, zero R, leaf func(t *Task, i int) R, mer
 	fr := pushReduce[R](t)
 	fr.hi, fr.zero, fr.leaf, fr.merge = hi, zero, leaf, merge
 	acc := zero
-	for i := lo; ; {
-		start, end := i, fr.claim(t, i)
+	for i, stride := lo, 1; ; {
+		start, end := i, fr.claim(i, stride)
+		before := t.budget
 		acc = reduceBlock(t, i, end, acc, leaf, merge)
 		i = end
+		stride = nextStride(t, before)
 		t.tickN(end - start)
 		if i >= fr.hi {
 			break
