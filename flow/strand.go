@@ -26,6 +26,7 @@ const nodeStrand = -1
 const (
 	none    int32 = -1 // nothing to run inline; the strand still holds its unit
 	handoff int32 = -2 // the strand's unit went to a strand it spawned (or to a subflow task): stop without releasing it
+	halted  int32 = -3 // the run is stopping: skip the rest; the strand still holds its unit
 )
 
 // A frame is one graph being run: the root graph of a Run, or the children of
@@ -129,14 +130,14 @@ func (f *frame) claim(w *worker, lo, hi int32) int32 {
 	src := f.plan.sources
 	for {
 		for lo < hi {
-			if f.run.stopping() {
-				return none
-			}
 			n := src[lo]
 			lo++
 			resume := strand{f: f, lo: lo, hi: hi}
-			if f.chain(w, n, &resume) == handoff {
+			switch f.chain(w, n, &resume) {
+			case handoff:
 				return handoff
+			case halted:
+				return none
 			}
 		}
 		if lo, hi = f.grab(); lo == hi {
@@ -147,13 +148,14 @@ func (f *frame) claim(w *worker, lo, hi int32) int32 {
 
 // chain runs task n and then, as long as exactly one successor becomes ready,
 // that successor, in this strand: a chain of tasks costs no scheduling at
-// all. It stops when the run is stopped, when no successor is ready, or when
-// several are (they have been spawned).
+// all. It stops when no successor is ready (none), when several are and have
+// been spawned (handoff), or when the run is stopping (halted). The check
+// before each task is the run context's Err, one atomic load.
 func (f *frame) chain(w *worker, n int32, resume *strand) int32 {
 	r := f.run
 	for n >= 0 {
 		if r.stopping() {
-			return none
+			return halted
 		}
 		n = f.step(w, n, resume)
 	}
@@ -161,7 +163,7 @@ func (f *frame) chain(w *worker, n int32, resume *strand) int32 {
 }
 
 // step runs task n and returns the successor to run next in this strand, or
-// none, or handoff. resume is the claimer to re-spawn before spawning
+// none, handoff or halted. resume is the claimer to re-spawn before spawning
 // anything (nil for a node strand).
 func (f *frame) step(w *worker, n int32, resume *strand) int32 {
 	p := f.plan
@@ -171,7 +173,7 @@ func (f *frame) step(w *worker, n int32, resume *strand) int32 {
 		if nd.work != nil {
 			if err := callWork(f.run.ctx, nd.work); err != nil {
 				f.fail(n, err)
-				return none
+				return halted
 			}
 		}
 		return f.ready(w, n, resume)
@@ -179,11 +181,11 @@ func (f *frame) step(w *worker, n int32, resume *strand) int32 {
 		k, err := callCond(f.run.ctx, p.extra[n].cond)
 		if err != nil {
 			f.fail(n, err)
-			return none
+			return halted
 		}
 		if k < 0 || k >= int(nd.hi-nd.lo) {
 			f.fail(n, fmt.Errorf("returned %d with %d successors: %w", k, nd.hi-nd.lo, ErrConditionIndex))
-			return none
+			return halted
 		}
 		return p.succ[int(nd.lo)+k]
 	default:
@@ -245,13 +247,13 @@ func (f *frame) subflow(w *worker, n int32, resume *strand) int32 {
 	if ex.sub != nil {
 		if err := callSub(f.run.ctx, ex.sub, sf); err != nil {
 			f.fail(n, err)
-			return none
+			return halted
 		}
 	}
 	cp, err := sf.g.compiled()
 	if err != nil {
 		f.fail(n, err)
-		return none
+		return halted
 	}
 	if len(cp.nodes) == 0 {
 		return f.ready(w, n, resume)
