@@ -54,14 +54,17 @@ func (e *Executor) Close() {
 // The tasks receive a context derived from ctx. The first task error or
 // panic, or the cancellation of ctx, stops the run: the context given to the
 // tasks is cancelled (its cause is the error), tasks not yet started are
-// skipped, and Run returns that error, wrapped with the graph's and the
-// task's names (a panic is a *spindle.PanicError; use errors.As). Running
-// tasks are not interrupted: Run waits for them.
+// skipped, and Run returns the error, wrapped with the graph's and the task's
+// names (a panic is a *spindle.PanicError: use errors.As). For a cancelled
+// ctx, Run returns ctx.Err() if the cancellation made the run skip any task,
+// and nil if everything had already run. Running tasks are not interrupted:
+// Run waits for them.
 //
-// Before anything runs, Run validates g (see compile errors ErrCycle,
-// ErrNoSource, ErrForeignTask, ErrNilTask). Run must not be called from
-// inside a task of the same executor (it would hold a worker while waiting);
-// use a subflow instead.
+// Before anything runs, Run validates g; a malformed graph is an error
+// wrapping ErrCycle, ErrNoSource, ErrForeignTask or ErrNilTask. After Close,
+// Run fails with an error wrapping spindle.ErrClosed. Run must not be called
+// from inside a task of the same executor (it would hold a worker while
+// waiting); use a subflow instead.
 func (e *Executor) Run(ctx context.Context, g *Graph) error {
 	return e.RunN(ctx, g, 1)
 }
