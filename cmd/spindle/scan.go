@@ -161,6 +161,31 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 		}
 	}
 
+	// stderr is shared by the progress line, warnings and the summary; the
+	// console keeps them from interleaving.
+	con := &console{w: e.stderr}
+	var progress scan.Progress
+	// known counts findings the baseline absorbed; the progress line shows
+	// only findings that will be reported.
+	var known atomic.Int64
+	var phase atomic.Pointer[string]
+	setPhase := func(s string) { phase.Store(&s) }
+	setPhase("loading rules")
+	if e.stderrTTY && !o.noProgress && !o.quiet {
+		con.line = startProgress(e.stderr, e.stderrWidth, func() progressStats {
+			return progressStats{
+				phase:    *phase.Load(),
+				files:    progress.Files.Load(),
+				bytes:    progress.Bytes.Load(),
+				findings: progress.Findings.Load() - known.Load(),
+				warnings: progress.Warnings.Load(),
+			}
+		})
+	}
+	// Every return erases the line first, so an error message starts on a
+	// clean line; the normal path stops it before the summary.
+	defer con.stop()
+
 	// Rules: --config, else PATH/.gitleaks.toml for the first PATH that is a
 	// directory, else the built-in set.
 	cfg, cfgPath, err := rules.Find(configRoot(paths), o.config)
@@ -208,28 +233,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 		return exitWith(exitError, err)
 	}
 
-	// stderr is shared by the progress line, warnings and the summary; the
-	// console keeps them from interleaving.
-	con := &console{w: e.stderr}
-	var progress scan.Progress
-	// known counts findings the baseline absorbed; the progress line shows
-	// only findings that will be reported.
-	var known atomic.Int64
-	var phase atomic.Pointer[string]
-	setPhase := func(s string) { phase.Store(&s) }
 	setPhase("scanning")
-	if e.stderrTTY && !o.noProgress && !o.quiet {
-		con.line = startProgress(e.stderr, e.stderrWidth, func() progressStats {
-			return progressStats{
-				phase:    *phase.Load(),
-				files:    progress.Files.Load(),
-				bytes:    progress.Bytes.Load(),
-				findings: progress.Findings.Load() - known.Load(),
-				warnings: progress.Warnings.Load(),
-			}
-		})
-	}
-
 	ctx, cancel := context.WithCancelCause(c.Context())
 	defer cancel(nil)
 	var reported int64
@@ -264,9 +268,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 	}, paths...)
 	setPhase("writing report")
 	closeErr := w.Close()
-	if con.line != nil {
-		con.line.Stop()
-	}
+	con.stop()
 
 	switch {
 	case writeErr != nil:
@@ -341,6 +343,15 @@ type console struct {
 	mu   sync.Mutex
 	w    io.Writer
 	line *progressLine
+}
+
+// stop erases the progress line for good, if there is one. It may be
+// called more than once.
+func (c *console) stop() {
+	if c.line != nil {
+		c.line.Stop()
+		c.line = nil
+	}
 }
 
 // Print writes text, above the progress line if one is shown.
