@@ -21,6 +21,9 @@ type progressStats struct {
 	bytes    int64
 	findings int64
 	warnings int64
+	// scanning is how long the scan itself has run, the base of the
+	// throughput (loading rules reads no bytes); 0 before it starts.
+	scanning time.Duration
 }
 
 // progressLine draws one self-overwriting status line on a terminal:
@@ -98,7 +101,7 @@ func (p *progressLine) format(s progressStats, elapsed time.Duration) string {
 	if s.warnings > 0 {
 		fields = append(fields, plural(s.warnings, "warning", "warnings"))
 	}
-	if secs := elapsed.Seconds(); secs >= 0.5 {
+	if secs := s.scanning.Seconds(); secs >= 0.5 {
 		fields = append(fields, formatBytes(int64(float64(s.bytes)/secs))+"/s")
 	}
 	fields = append(fields, formatElapsed(elapsed))

@@ -25,14 +25,14 @@ func TestProgressLineFitsTheTerminalWidth(t *testing.T) {
 
 func TestProgressLineShowsEveryCounter(t *testing.T) {
 	p := &progressLine{width: 200}
-	line := p.format(progressStats{phase: "scanning", files: 1204, bytes: 311 << 20, findings: 2, warnings: 1}, 3*time.Second)
-	for _, want := range []string{"scanning", "1204 files", "311 MiB", "2 findings", "1 warning", "MiB/s", "0:03"} {
+	line := p.format(progressStats{phase: "scanning", files: 1204, bytes: 311 << 20, findings: 2, warnings: 1, scanning: 2 * time.Second}, 3*time.Second)
+	for _, want := range []string{"scanning", "1204 files", "311 MiB", "2 findings", "1 warning", "156 MiB/s", "0:03"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("line %q lacks %q", line, want)
 		}
 	}
 	// No warnings, no warnings field; no rate before half a second.
-	line = p.format(progressStats{phase: "scanning", files: 1}, 100*time.Millisecond)
+	line = p.format(progressStats{phase: "scanning", files: 1, scanning: 100 * time.Millisecond}, 5*time.Second)
 	if strings.Contains(line, "warning") || strings.Contains(line, "/s") {
 		t.Errorf("line %q shows a zero warning count or an early rate", line)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -170,6 +171,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 	var known atomic.Int64
 	var phase atomic.Pointer[string]
 	setPhase := func(s string) { phase.Store(&s) }
+	var scanStart atomic.Int64 // UnixNano when the scan began, 0 before
 	setPhase("loading rules")
 	if e.stderrTTY && !o.noProgress && !o.quiet {
 		con.line = startProgress(e.stderr, e.stderrWidth, func() progressStats {
@@ -179,6 +181,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 				bytes:    progress.Bytes.Load(),
 				findings: progress.Findings.Load() - known.Load(),
 				warnings: progress.Warnings.Load(),
+				scanning: sinceUnixNano(scanStart.Load()),
 			}
 		})
 	}
@@ -234,6 +237,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 	}
 
 	setPhase("scanning")
+	scanStart.Store(time.Now().UnixNano())
 	ctx, cancel := context.WithCancelCause(c.Context())
 	defer cancel(nil)
 	var reported int64
@@ -302,6 +306,14 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 		return exitWith(o.exitCode, nil)
 	}
 	return nil
+}
+
+// sinceUnixNano is the time since t (UnixNano), or 0 if t is 0.
+func sinceUnixNano(t int64) time.Duration {
+	if t == 0 {
+		return 0
+	}
+	return time.Since(time.Unix(0, t))
 }
 
 // configRoot is the directory whose .gitleaks.toml applies when --config is
