@@ -196,3 +196,13 @@ func BenchmarkLoop(b *testing.B) {
 	g := loopGraph(rounds, &body, &done)
 	b.Run("flow/workers=1", func(b *testing.B) { benchFlow(b, 1, g, rounds, "ns/round") })
 }
+
+// BenchmarkRunOverhead: a graph of one empty task; the fixed cost of a Run
+// (context, run state, handing the work to a worker and waking the caller).
+func BenchmarkRunOverhead(b *testing.B) {
+	g := New("one")
+	g.Add("only", nil)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("flow/workers=%d", w), func(b *testing.B) { benchFlow(b, w, g, 1, "ns/run") })
+	}
+}

@@ -19,7 +19,7 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "digraph %s {\n", dotQuote(g.name))
 	for _, t := range g.tasks {
-		fmt.Fprintf(bw, "\tt%d [label=%s", t.id, dotQuote(t.name))
+		fmt.Fprintf(bw, "\tt%d [label=%s", t.id, dotQuote(t.Name()))
 		switch t.kind {
 		case kindCond:
 			bw.WriteString(", shape=diamond")

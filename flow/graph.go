@@ -55,7 +55,7 @@ func (g *Graph) Name() string { return g.name }
 // Add adds a task that runs fn. When fn returns a non-nil error the run
 // stops: tasks not yet started are skipped and Run returns the error. A nil
 // fn makes a task that does nothing, useful as a join point. An empty name is
-// replaced by "task<N>".
+// shown as "task<N>", N the task's index in its graph.
 func (g *Graph) Add(name string, fn func(ctx context.Context) error) *Task {
 	return g.add(&Task{name: name, kind: kindWork, work: fn})
 }
@@ -79,7 +79,7 @@ func (g *Graph) AddSubflow(name string, fn func(ctx context.Context, sf *Subflow
 func (g *Graph) AddCondition(name string, fn func(ctx context.Context) (int, error)) *Task {
 	t := g.add(&Task{name: name, kind: kindCond, cond: fn})
 	if fn == nil {
-		g.fail(fmt.Errorf("flow: graph %q: condition task %q: %w", g.name, t.name, ErrNilTask))
+		g.fail(fmt.Errorf("flow: graph %q: condition task %q: %w", g.name, t.Name(), ErrNilTask))
 	}
 	return t
 }
@@ -89,9 +89,6 @@ func (g *Graph) add(t *Task) *Task {
 	defer g.mu.Unlock()
 	t.g = g
 	t.id = int32(len(g.tasks))
-	if t.name == "" {
-		t.name = "task" + strconv.Itoa(len(g.tasks))
-	}
 	g.tasks = append(g.tasks, t)
 	g.changedLocked()
 	return t
@@ -109,8 +106,18 @@ func (g *Graph) fail(err error) {
 	g.mu.Unlock()
 }
 
-// Name returns the task's name.
-func (t *Task) Name() string { return t.name }
+// Name returns the task's name ("task<N>" if it was added with none).
+func (t *Task) Name() string { return label(t.name, t.id) }
+
+// label is a task's name, or "task<id>" for an unnamed one. Computing it on
+// demand keeps unnamed tasks (typical of subflows built in loops) free of a
+// string allocation each.
+func label(name string, id int32) string {
+	if name != "" {
+		return name
+	}
+	return "task" + strconv.Itoa(int(id))
+}
 
 // Precede makes t a predecessor of each task in next and returns t. For a
 // condition task, successors are numbered in the order they are added. A task
@@ -124,7 +131,7 @@ func (t *Task) Precede(next ...*Task) *Task {
 		switch {
 		case n == nil:
 			if g.err == nil {
-				g.err = fmt.Errorf("flow: graph %q: %q precedes a nil task: %w", g.name, t.name, ErrNilTask)
+				g.err = fmt.Errorf("flow: graph %q: %q precedes a nil task: %w", g.name, t.Name(), ErrNilTask)
 			}
 		case n.g != g:
 			foreign = append(foreign, n)
@@ -136,7 +143,7 @@ func (t *Task) Precede(next ...*Task) *Task {
 	g.mu.Unlock()
 	for _, n := range foreign {
 		err := fmt.Errorf("flow: task %q of graph %q precedes task %q of graph %q: %w",
-			t.name, g.name, n.name, n.g.name, ErrForeignTask)
+			t.Name(), g.name, n.Name(), n.g.name, ErrForeignTask)
 		g.fail(err)
 		n.g.fail(err)
 	}
@@ -148,7 +155,7 @@ func (t *Task) Precede(next ...*Task) *Task {
 func (t *Task) Succeed(prev ...*Task) *Task {
 	for _, p := range prev {
 		if p == nil {
-			t.g.fail(fmt.Errorf("flow: graph %q: %q succeeds a nil task: %w", t.g.name, t.name, ErrNilTask))
+			t.g.fail(fmt.Errorf("flow: graph %q: %q succeeds a nil task: %w", t.g.name, t.Name(), ErrNilTask))
 			continue
 		}
 		p.Precede(t)

@@ -39,6 +39,9 @@ type nodeExtra struct {
 	name string
 }
 
+// label is node i's name for messages.
+func (p *plan) label(i int32) string { return label(p.extra[i].name, i) }
+
 // compiled returns the graph's plan, compiling it if the graph changed since
 // the last call, or the building or validation error.
 func (g *Graph) compiled() (*plan, error) {
@@ -163,7 +166,7 @@ func (p *plan) checkCycles() error {
 	cycle = append(append([]int32(nil), cycle[low:]...), cycle[:low]...)
 	names := make([]string, 0, len(cycle)+1)
 	for _, u := range cycle {
-		names = append(names, fmt.Sprintf("%q", p.extra[u].name))
+		names = append(names, fmt.Sprintf("%q", p.label(u)))
 	}
 	names = append(names, names[0])
 	return fmt.Errorf("flow: graph %q: %w: %s", p.name, ErrCycle, strings.Join(names, " -> "))

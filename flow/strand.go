@@ -243,7 +243,7 @@ func (f *frame) ready(w *worker, n int32, resume *strand) int32 {
 // goes to its re-spawned self), so subflow returns handoff.
 func (f *frame) subflow(w *worker, n int32, resume *strand) int32 {
 	ex := &f.plan.extra[n]
-	sf := &Subflow{g: Graph{name: ex.name}}
+	sf := &Subflow{g: Graph{name: f.plan.label(n)}}
 	if ex.sub != nil {
 		if err := callSub(f.run.ctx, ex.sub, sf); err != nil {
 			f.fail(n, err)
@@ -287,7 +287,7 @@ func (f *frame) root() *frame {
 func (f *frame) path(n int32) string {
 	var parts []string
 	for ; f != nil; f = f.parent {
-		parts = append(parts, f.plan.extra[n].name)
+		parts = append(parts, f.plan.label(n))
 		n = f.pnode
 	}
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
