@@ -40,10 +40,10 @@
 // allocations; none for the counters, which are cleared, not reallocated).
 //
 // A run starts one claimer strand per worker (fewer for fewer sources). A
-// claimer takes chunks of the source list from an atomic cursor, halving the
-// chunk as the list runs out (guided self-scheduling), so 1000 independent
-// tasks cost a handful of shared atomic operations, and the last chunks are
-// small enough to balance the workers.
+// claimer takes chunks of the source list from an atomic cursor, each chunk
+// the remainder divided by twice the worker count (guided self-scheduling), so
+// 1000 independent tasks cost a handful of shared atomic operations, and the
+// last chunks, of one task, balance the workers.
 //
 // When a task finishes, it adds an arrival to each successor's counter; a
 // successor is ready when its arrivals reach its strong in-degree (a
@@ -52,8 +52,11 @@
 // tasks costs no scheduling and no shared write. If several become ready, all
 // are spawned with Worker.Spawn: the last lands in the worker's private LIFO
 // slot and runs next on the same worker; the others go to its ring, where
-// idle workers steal them. A claimer that spawns first re-spawns itself with
-// the rest of its chunk, so the chunk stays stealable behind the new work.
+// idle workers steal them. (Running one inline and spawning the rest would
+// leave a lone sibling in that private slot, out of thieves' reach until the
+// inline chain ends: a diamond would run serially.) A claimer that spawns
+// first re-spawns itself with the rest of its chunk, so the chunk stays
+// stealable behind the new work.
 //
 // Completion is counted per frame (a frame is the root graph of a run, or the
 // children of one subflow execution): pending counts the frame's strands plus
