@@ -89,7 +89,7 @@ func Example_scan() {
 		log.Fatal(err)
 	}
 	stats, err := scan.Scan(ctx, scan.Options{
-		Detector: detectorFor(det),
+		Detector: scan.Rules(det),
 		OnFinding: func(f report.Finding) {
 			fmt.Println(filepath.Base(f.File), f.Line, f.RuleID)
 		},

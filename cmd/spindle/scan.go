@@ -248,7 +248,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 		FollowSymlinks: o.followSymlinks,
 		MaxFileSize:    o.maxFileSize.bytes,
 		ArchiveDepth:   o.archiveDepth,
-		Detector:       excludeFiles(detectorFor(det), o.output, o.baseline, cfgPath),
+		Detector:       excludeFiles(scan.Rules(det), o.output, o.baseline, cfgPath),
 		Ignore:         ignore,
 		Progress:       &progress,
 		OnFinding: func(f report.Finding) {
