@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
+
+	"github.com/spindle-go/spindle"
 )
 
 // TestSubflowJoinsBeforeSuccessors is the seed's subflow case: A -> S -> B
@@ -256,5 +258,40 @@ func TestSubflowInsideLoop(t *testing.T) {
 	}
 	if bad.Load() != 0 || done.Load() != rounds*kids {
 		t.Fatalf("children done %d (want %d), %d rounds saw unfinished children", done.Load(), rounds*kids, bad.Load())
+	}
+}
+
+// TestConditionLoopInsideSubflow: a subflow's children may loop through a
+// condition task; the subflow joins when the loop exits. The executor uses
+// the default worker count.
+func TestConditionLoopInsideSubflow(t *testing.T) {
+	e := NewExecutor(spindle.Config{})
+	defer e.Close()
+	const iters = 25
+	var body atomic.Int32
+	var name string
+	var seen int32
+	g := New("g")
+	s := g.AddSubflow("S", func(_ context.Context, sf *Subflow) error {
+		name = sf.Name()
+		init := sf.Add("init", nil)
+		b := sf.Add("body", func(context.Context) error { body.Add(1); return nil })
+		c := sf.AddCondition("again?", func(context.Context) (int, error) {
+			if body.Load() < iters {
+				return 0, nil
+			}
+			return 1, nil
+		})
+		init.Precede(b)
+		b.Precede(c)
+		c.Precede(b, sf.Add("exit", nil))
+		return nil
+	})
+	s.Precede(g.Add("after", func(context.Context) error { seen = body.Load(); return nil }))
+	if err := e.Run(context.Background(), g); err != nil {
+		t.Fatal(err)
+	}
+	if name != "S" || seen != iters {
+		t.Fatalf("subflow named %q, successor saw %d iterations; want \"S\" and %d", name, seen, iters)
 	}
 }
