@@ -24,7 +24,17 @@ var seedCases = []struct {
 		{4, 6}, {5, 7}, {6, 7}, {7, 8}, {1, 8}, {8, 9}, {6, 9},
 	}}},
 	{"independent", dag{n: 64}},
+	{"fan-out and fan-in of 1000", fanOutIn(1000)}, // spills the worker's ring
 	{"duplicate edges", dag{n: 3, edges: [][2]int{{0, 1}, {0, 1}, {1, 2}, {0, 2}, {0, 2}}}},
+}
+
+// fanOutIn is one source, n middle tasks after it, and one sink after them.
+func fanOutIn(n int) dag {
+	d := dag{n: n + 2}
+	for i := 1; i <= n; i++ {
+		d.edges = append(d.edges, [2]int{0, i}, [2]int{i, n + 1})
+	}
+	return d
 }
 
 func TestRunRespectsEveryEdge(t *testing.T) {
