@@ -515,8 +515,9 @@ func (an *analyzer) derivedAnchoring(re *syntax.Regexp) (anchoring, bool) {
 	return best, best.set != nil
 }
 
-// literalScore rates an anchor set: the length of its shortest string,
-// less a penalty for its size. Higher is more selective; nil rates lowest.
+// literalScore rates an anchor set: four points per byte of its shortest
+// string (up to 8), less two per doubling of its size. Higher is more
+// selective; nil rates lowest.
 func literalScore(set []string) int {
 	if len(set) == 0 {
 		return -1 << 30
@@ -527,7 +528,7 @@ func literalScore(set []string) int {
 	}
 	score := 4 * min(short, 8)
 	for n := len(set); n > 1; n >>= 1 {
-		score--
+		score -= 2
 	}
 	return score
 }

@@ -246,7 +246,7 @@ func validateRule(r *Rule) (problem string) {
 			return "invalid regex: " + regexErrText(err)
 		}
 		if r.SecretGroup > re.NumSubexp() {
-			return fmt.Sprintf("secretGroup %d is out of range: the regex has %d capture groups", r.SecretGroup, re.NumSubexp())
+			return fmt.Sprintf("secretGroup %d is out of range: the regex has %d capture group%s", r.SecretGroup, re.NumSubexp(), plural(re.NumSubexp()))
 		}
 	}
 	if r.Path != "" {
@@ -324,4 +324,11 @@ func validateAllowlist(a *Allowlist, global bool) string {
 // behaviour and is kept on purpose.
 func joinAlternatives(patterns []string) string {
 	return "(?:" + strings.Join(patterns, "|") + ")"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

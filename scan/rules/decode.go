@@ -97,6 +97,17 @@ func parseLevel(data []byte, source string, depth int) (*Config, map[string]orig
 				}
 				return nil, nil, &ConfigError{File: o.file, Line: line, RuleID: r.ID, Problem: p}
 			}
+			for j, req := range r.Required {
+				if !slices.ContainsFunc(cfg.Rules, func(x Rule) bool { return x.ID == req.ID }) {
+					o := doc.origins[r.ID]
+					line := 0
+					if o.loc != nil {
+						line = o.loc.find(tableRules, o.index, "required", j, "id")
+					}
+					return nil, nil, &ConfigError{File: o.file, Line: line, RuleID: r.ID,
+						Problem: fmt.Sprintf("required rule %q does not exist", req.ID)}
+				}
+			}
 		}
 	}
 	return cfg, doc.origins, nil

@@ -268,9 +268,9 @@ func (r *rule) setAnchors(a anchoring, pattern func(string) int) {
 }
 
 // minAnchorScore is the least selective derived literal set worth using as
-// anchors (see literalScore): about three bytes. Below it, hits would be so
-// frequent that scanning the whole buffer is as cheap.
-const minAnchorScore = 12
+// anchors (see literalScore): two strings of three bytes, say. Below it,
+// hits would be so frequent that scanning the whole buffer is as cheap.
+const minAnchorScore = 10
 
 // Rules describes the compiled rules, in configuration order.
 func (d *Detector) Rules() []RuleInfo {

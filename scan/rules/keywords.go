@@ -160,7 +160,9 @@ type hit struct {
 // from its start, the second from maxLen-1 bytes before the middle (so
 // every occurrence ending in the second half is seen whole), keeping only
 // the second stream's occurrences that end after the middle.
-func (d *keywordDFA) scan(data []byte, hits []hit) []hit {
+// spare is scratch space for the second stream's hits, kept by the caller
+// so that a steady-state scan does not allocate.
+func (d *keywordDFA) scan(data []byte, hits []hit, spare *[]hit) []hit {
 	n := len(data)
 	if n < 4096 || d.maxLen >= n/4 {
 		return d.scanRange(data, 0, n, 0, hits)
@@ -171,7 +173,7 @@ func (d *keywordDFA) scan(data []byte, hits []hit) []hit {
 	matchFrom := d.matchFrom
 	var s1, s2 uint32
 	first, second := data[:mid], data[start2:start2+mid]
-	var late []hit // second-stream hits, appended after the first stream's
+	late := (*spare)[:0] // second-stream hits, appended after the first stream's
 	for i := range first {
 		s1 = trans[s1+uint32(class[first[i]])]
 		s2 = trans[s2+uint32(class[second[i]])]
@@ -185,6 +187,7 @@ func (d *keywordDFA) scan(data []byte, hits []hit) []hit {
 		}
 	}
 	hits = append(hits, late...)
+	*spare = late
 	return d.scanRange(data, start2+mid, n, s2, hits)
 }
 

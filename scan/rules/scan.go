@@ -17,6 +17,7 @@ type Scratch struct {
 	d *Detector
 
 	hits      []hit
+	late      []hit   // spare for keywordDFA.scan
 	count     []int32 // per pattern: hits in this buffer
 	offset    []int32 // per pattern: start of its hits in byPattern (len npatterns+1)
 	fill      []int32
@@ -130,7 +131,7 @@ func (d *Detector) Scan(s *Scratch, path string, data []byte, emit func(Match)) 
 // non-ASCII byte while some keyword is non-ASCII.
 func (s *Scratch) prefilter(data []byte) (slow bool) {
 	d := s.d
-	s.hits = d.keywords.scan(data, s.hits[:0])
+	s.hits = d.keywords.scan(data, s.hits[:0], &s.late)
 	clear(s.count)
 	for _, h := range s.hits {
 		s.count[h.pattern]++

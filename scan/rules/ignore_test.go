@@ -1,0 +1,64 @@
+package rules
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestIgnoreReadsGitleaksFingerprints(t *testing.T) {
+	ig, err := ParseIgnore(strings.NewReader(`
+# comment
+src/app.go:generic-api-key:12
+  cmd\win\main.go:github-pat:3  
+0123456789abcdef0123456789abcdef01234567:deploy/.env:aws-access-key-id:7
+abc1234:nested/dir/x.yaml:jwt:1
+C:dir:odd.txt:r:5
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]bool{
+		"src/app.go:generic-api-key:12":   true,
+		"src/app.go:generic-api-key:13":   false,
+		"cmd/win/main.go:github-pat:3":    true, // backslashes read as slashes
+		`cmd\win\main.go:github-pat:3`:    true,
+		"deploy/.env:aws-access-key-id:7": true, // commit part dropped
+		"nested/dir/x.yaml:jwt:1":         true,
+		"C:dir:odd.txt:r:5":               true, // ':' in a file name, no commit
+		"# comment":                       false,
+		"":                                false,
+	}
+	for fp, want := range cases {
+		if got := ig.Has(fp); got != want {
+			t.Errorf("Has(%q) = %v, want %v", fp, got, want)
+		}
+	}
+	if ig.Len() != 5 {
+		t.Errorf("Len = %d, want 5", ig.Len())
+	}
+	var none *Ignore
+	if none.Has("a:b:1") || none.Len() != 0 {
+		t.Error("nil Ignore is not empty")
+	}
+}
+
+func TestLoadIgnoreAcceptsAFileOrItsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".gitleaksignore"), []byte("a.go:r:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, filepath.Join(dir, ".gitleaksignore")} {
+		ig, err := LoadIgnore(p)
+		if err != nil || !ig.Has("a.go:r:1") {
+			t.Errorf("LoadIgnore(%s): %v", p, err)
+		}
+	}
+	_, err := LoadIgnore(filepath.Join(t.TempDir(), "missing"))
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+	}
+}
