@@ -52,6 +52,26 @@ type geometry struct {
 	chunkSize int // new bytes per chunk
 }
 
+// plan says how many new bytes the next chunk of an object should read,
+// and whether reading them reaches the end: known when the object's size
+// (negative if unknown) says the rest fits in one chunk.
+func (g geometry) plan(size, off int64) (want int, known bool) {
+	if size < 0 || size-off > int64(g.chunkSize) {
+		return g.chunkSize, false
+	}
+	return int(max(size-off, 0)), true
+}
+
+// next reads the next chunk of an object of the given size (negative if
+// unknown) from r into c; see fill.
+func (g geometry) next(c *chunk, st *stream, r io.Reader, size int64) (last bool, n int, err error) {
+	want, known := g.plan(size, st.off)
+	if !known && st.carry == nil {
+		st.carry = newCarry(g.overlap)
+	}
+	return g.fill(c, st, r, want, known)
+}
+
 // fill reads the next chunk of st from r into c. want is how many new bytes
 // to read (at most chunkSize; fewer when the object's size says the end is
 // near), and known says whether reaching want bytes means the end of the

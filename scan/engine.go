@@ -37,6 +37,7 @@ func Scan(ctx context.Context, opts Options, paths ...string) (Stats, error) {
 
 func (e *engine) scan(ctx context.Context, paths []string) (Stats, error) {
 	start := time.Now()
+	e.ctx = ctx
 	e.exec = spindle.New(spindle.Config{Workers: e.s.Workers}, e.newWorker, e.run)
 	stopWatch := context.AfterFunc(ctx, func() { e.abort(ctx.Err()) })
 	roots := &dirJob{roots: make([]string, len(paths))}
@@ -73,6 +74,10 @@ type engine struct {
 	// task looks at it first and, when set, releases what it holds and
 	// returns without spawning, so the executor drains quickly.
 	stop atomic.Bool
+	// ctx is the scan's context. stopped polls its Done channel as well as
+	// stop, so that a cancellation is seen by the very next task rather
+	// than when the AfterFunc goroutine gets to run.
+	ctx context.Context
 
 	// mu serialises the user's callbacks and guards err.
 	mu  sync.Mutex
@@ -87,7 +92,7 @@ type engine struct {
 	// archive (archive.Detect(head) != archive.None, then Root.Walk over
 	// o.f from offset 0) and scanned each member with scanStream, and the
 	// Fetch only drops its reference. Nil until archives are wired in.
-	archive func(w *worker, o *object, head []byte) bool
+	archive func(ws *workerState, o *object, head []byte) bool
 
 	wmu     sync.Mutex
 	workers []*workerState // for the final stats, appended as workers start
@@ -188,6 +193,25 @@ func (e *engine) run(t task, w *worker) {
 	p := &w.Scratch.c.phases[t.kind]
 	p.Tasks++
 	p.Busy += time.Since(start)
+}
+
+// stopped reports whether the scan must end early. It is called by every
+// task, and per entry by Enumerate: an atomic load, and a non-blocking
+// receive that does not lock an open channel.
+func (e *engine) stopped() bool {
+	if e.stop.Load() {
+		return true
+	}
+	if e.ctx == nil {
+		return false
+	}
+	select {
+	case <-e.ctx.Done():
+		e.abort(e.ctx.Err())
+		return true
+	default:
+		return false
+	}
 }
 
 // abort stops the scan early with err, unless it has already stopped.

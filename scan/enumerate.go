@@ -55,7 +55,7 @@ type ancestor struct {
 // full, the task parks on it with the entries it has not dispatched, and the
 // next permit released spawns it again: it never blocks and never spins.
 func (e *engine) enumerate(w *worker, j *dirJob) {
-	if e.stop.Load() {
+	if e.stopped() {
 		j.close()
 		return
 	}
@@ -88,7 +88,7 @@ func (e *engine) enumerate(w *worker, j *dirJob) {
 		j.f = nil
 	}
 	for len(j.ents) > 0 {
-		if e.stop.Load() {
+		if e.stopped() {
 			j.close()
 			return
 		}

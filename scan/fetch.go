@@ -25,7 +25,7 @@ import (
 // No path blocks.
 func (e *engine) fetch(w *worker, o *object) {
 	ws := w.Scratch
-	if e.stop.Load() {
+	if e.stopped() {
 		e.drop(w, o)
 		return
 	}
@@ -33,30 +33,20 @@ func (e *engine) fetch(w *worker, o *object) {
 		e.drop(w, o)
 		return
 	}
-	g := e.geo
-	remaining := o.size - o.st.off
-	known := remaining <= int64(g.chunkSize)
-	want := g.chunkSize
-	if known {
-		want = int(max(remaining, 0))
-	}
 	var c *chunk
-	if !known {
-		c = e.pool.get()
+	if _, known := e.geo.plan(o.size, o.st.off); !known {
+		c = e.pool.get() // more chunks follow: this one can go to a Scan task
 	}
 	if c == nil {
 		c = ws.own
 	}
 	first := o.st.off == 0
-	if !known && o.st.carry == nil {
-		o.st.carry = newCarry(g.overlap)
-	}
-	last, n, err := g.fill(c, &o.st, o.f, want, known)
+	last, n, err := e.geo.next(c, &o.st, o.f, o.size)
 	ws.c.bytesRead += int64(n)
 	if err != nil {
 		e.warn(o.path, "read", err)
 	}
-	if first && e.skipContent(w, o, c, true) {
+	if first && e.skipContent(ws, o, c, true) {
 		if c.pooled {
 			e.pool.put(c)
 		}
@@ -74,7 +64,7 @@ func (e *engine) fetch(w *worker, o *object) {
 	switch {
 	case !c.pooled:
 		ws.c.inline++
-		e.scanChunk(w, o, c)
+		e.scanChunk(ws, o, c)
 		if last {
 			e.drop(w, o)
 		} else {
@@ -82,7 +72,7 @@ func (e *engine) fetch(w *worker, o *object) {
 		}
 	case last:
 		ws.c.inline++
-		e.scanChunk(w, o, c)
+		e.scanChunk(ws, o, c)
 		e.pool.put(c)
 		e.drop(w, o)
 	default:
@@ -129,13 +119,13 @@ func (e *engine) open(w *worker, o *object) bool {
 // seam for scan/archive; not for archive members, whose nesting the archive
 // walker handles), binary content, and the path-only rules. It returns true
 // if the object is not to be scanned further.
-func (e *engine) skipContent(w *worker, o *object, c *chunk, archives bool) bool {
+func (e *engine) skipContent(ws *workerState, o *object, c *chunk, archives bool) bool {
 	head := c.buf[:c.n]
-	if archives && e.s.ArchiveDepth > 0 && e.archive != nil && e.archive(w, o, head) {
+	if archives && e.s.ArchiveDepth > 0 && e.archive != nil && e.archive(ws, o, head) {
 		return true
 	}
 	if !e.s.ScanBinary && bytes.IndexByte(head[:min(len(head), BinaryProbe)], 0) >= 0 {
-		w.Scratch.c.skipped[skipBinary]++
+		ws.c.skipped[skipBinary]++
 		o.closeFile()
 		return true
 	}
@@ -157,8 +147,8 @@ func (e *engine) skipContent(w *worker, o *object, c *chunk, archives bool) bool
 // scanTask is the Scan task: it scans a chunk that a Fetch read into a
 // pooled buffer, then gives the buffer back and drops its reference.
 func (e *engine) scanTask(w *worker, o *object, c *chunk) {
-	if !e.stop.Load() {
-		e.scanChunk(w, o, c)
+	if !e.stopped() {
+		e.scanChunk(w.Scratch, o, c)
 	}
 	e.pool.put(c)
 	e.drop(w, o)
@@ -166,8 +156,7 @@ func (e *engine) scanTask(w *worker, o *object, c *chunk) {
 
 // scanChunk runs the detector over c and reports the matches c owns (see
 // chunk), with their lines and columns.
-func (e *engine) scanChunk(w *worker, o *object, c *chunk) {
-	ws := w.Scratch
+func (e *engine) scanChunk(ws *workerState, o *object, c *chunk) {
 	data := c.buf[:c.n]
 	ws.matches = ws.matches[:0]
 	e.det.Scan(ws.scratch, o.path, data, ws.emit)
@@ -261,32 +250,41 @@ func fingerprint(path, rule string, line int) string {
 	return path + ":" + rule + ":" + strconv.Itoa(line)
 }
 
-// scanStream scans r, an object with no size and no file of its own (an
-// archive member), chunk by chunk in the worker's own buffer. It is the
-// inline form of the Fetch chain, for readers that are valid only during a
-// call, and gives the same findings as a Fetch chain over the same bytes.
-func (e *engine) scanStream(w *worker, path string, r io.Reader) error {
-	ws := w.Scratch
-	o := &object{path: path}
-	o.st.line = 1
-	o.st.carry = newCarry(e.geo.overlap)
+// scanStream scans r, an object that is a stream rather than a file of its
+// own (an archive member), chunk by chunk in the worker's own buffer. size
+// is the stream's length if known, else negative. It is the inline form of
+// the Fetch chain, with the same chunking and so the same findings, for
+// readers that are valid only during a call.
+func (e *engine) scanStream(ws *workerState, path string, r io.Reader, size int64) error {
+	o := newObject(path)
 	defer func() {
-		b := o.st.carry[:0]
-		carryPool.Put(&b)
+		if o.st.carry != nil {
+			b := o.st.carry[:0]
+			carryPool.Put(&b)
+		}
 	}()
 	c := ws.own
 	for first := true; ; first = false {
-		if e.stop.Load() {
+		if e.stopped() {
 			return nil
 		}
-		last, n, err := e.geo.fill(c, &o.st, r, e.geo.chunkSize, false)
+		last, n, err := e.geo.next(c, &o.st, r, size)
 		ws.c.bytesRead += int64(n)
-		if first && e.skipContent(w, o, c, false) {
+		if first && e.skipContent(ws, o, c, false) {
 			return err
 		}
+		if first {
+			ws.c.files++
+			if p := e.s.Progress; p != nil {
+				p.Files.Add(1)
+			}
+		}
 		ws.c.bytesScanned += int64(n)
+		if p := e.s.Progress; p != nil {
+			p.Bytes.Add(int64(n))
+		}
 		ws.c.inline++
-		e.scanChunk(w, o, c)
+		e.scanChunk(ws, o, c)
 		if err != nil {
 			return fmt.Errorf("scan: read %s: %w", path, err)
 		}
