@@ -9,7 +9,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/spindle-go/spindle/scan/report"
 )
 
 // relFiles returns the files of found relative to dir, sorted, distinct.
@@ -320,5 +323,52 @@ func TestRootsAndPaths(t *testing.T) {
 func TestScanWithoutDetector(t *testing.T) {
 	if _, err := Scan(context.Background(), Options{}); !errors.Is(err, ErrNoDetector) {
 		t.Errorf("err = %v, want ErrNoDetector", err)
+	}
+}
+
+// TestCallbacksAreSerialisedAndProgressAddsUp checks that OnFinding and
+// OnWarning never run at the same time (the engine's promise, which lets
+// report writers skip locking) and that the Progress counters end equal
+// to the Stats.
+func TestCallbacksAreSerialisedAndProgressAddsUp(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 200 {
+		files["d"+itoa(i%7)+"/f"+itoa(i)] = strings.Repeat(secret(i)+"\n", 1+i%5)
+	}
+	writeTree(t, dir, files)
+	var (
+		inside  atomic.Int32
+		overlap atomic.Int32
+		calls   int // unsynchronised on purpose: -race flags concurrent calls
+	)
+	enter := func() {
+		if inside.Add(1) > 1 {
+			overlap.Add(1)
+		}
+		calls++
+		inside.Add(-1)
+	}
+	var p Progress
+	st, err := Scan(context.Background(), Options{
+		Detector:  newFake(),
+		Workers:   4,
+		Progress:  &p,
+		OnFinding: func(report.Finding) { enter() },
+		OnWarning: func(Warning) { enter() },
+	}, dir, filepath.Join(dir, "missing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if overlap.Load() > 0 {
+		t.Errorf("callbacks overlapped %d times", overlap.Load())
+	}
+	if int64(calls) != st.Findings+st.Warnings || st.Findings != 600 || st.Warnings != 1 {
+		t.Errorf("%d calls; Stats: %d findings, %d warnings", calls, st.Findings, st.Warnings)
+	}
+	if !p.Done.Load() || p.Files.Load() != st.Files || p.Bytes.Load() != st.Bytes ||
+		p.Findings.Load() != st.Findings || p.Warnings.Load() != st.Warnings || p.Discovered.Load() != st.Files {
+		t.Errorf("progress %d files (%d discovered), %d bytes, %d findings, %d warnings, done %v; stats %+v",
+			p.Files.Load(), p.Discovered.Load(), p.Bytes.Load(), p.Findings.Load(), p.Warnings.Load(), p.Done.Load(), st)
 	}
 }

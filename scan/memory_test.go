@@ -1,0 +1,102 @@
+package scan
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestLargeFilePeakRSS scans one 2 GiB file with 2 workers in a child
+// process and checks its peak resident set stays under 80 MiB: memory is
+// bounded by the buffers, not by the file. The file is sparse (holes read
+// as zeros, so the test needs no 2 GiB of disk and no disk I/O), with
+// secrets written near the start, the middle and the end, which must all
+// be found at the right columns (the offsets exceed 2^31).
+func TestLargeFilePeakRSS(t *testing.T) {
+	if os.Getenv("SCAN_RSS_CHILD") != "" {
+		rssChild(t)
+		return
+	}
+	if testing.Short() {
+		t.Skip("writes a 2 GiB sparse file and reads it all")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("reads VmHWM from /proc")
+	}
+	path := filepath.Join(t.TempDir(), "big.bin")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, off := range rssOffsets {
+		if _, err := f.WriteAt([]byte(secret(i)), off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Truncate(rssSize); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLargeFilePeakRSS$", "-test.v")
+	cmd.Env = append(os.Environ(), "SCAN_RSS_CHILD="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	var hwm, found int
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		if _, err := fmt.Sscanf(strings.TrimSpace(sc.Text()), "rss-child: VmHWM %d kB, %d findings", &hwm, &found); err == nil {
+			break
+		}
+	}
+	if hwm == 0 {
+		t.Fatalf("no report from the child:\n%s", out)
+	}
+	t.Logf("2 GiB, 2 workers: peak RSS %.1f MiB, %d findings", float64(hwm)/1024, found)
+	if found != len(rssOffsets) {
+		t.Errorf("%d findings, want %d", found, len(rssOffsets))
+	}
+	if hwm > 80<<10 {
+		t.Errorf("peak RSS %d kB, want under 80 MiB", hwm)
+	}
+}
+
+const rssSize = 2 << 30
+
+// rssOffsets are where the secrets go: the first chunk, a later one, across
+// the 1 GiB mark, and the last chunk.
+var rssOffsets = []int64{0, 1 << 20, rssSize/2 - 10, rssSize - 200}
+
+func rssChild(t *testing.T) {
+	path := os.Getenv("SCAN_RSS_CHILD")
+	found, _, st, err := collect(t, Options{Detector: newFake(), Workers: 2, ScanBinary: true}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Bytes != rssSize {
+		t.Errorf("scanned %d bytes", st.Bytes)
+	}
+	for i, k := range found { // sorted by column; no newlines, so all on line 1
+		if i < len(rssOffsets) && (k.Line != 1 || int64(k.Column) != rssOffsets[i]+1 || k.Secret != secret(i)[7:]) {
+			t.Errorf("finding %d at %d:%d %q, want 1:%d", i, k.Line, k.Column, k.Secret, rssOffsets[i]+1)
+		}
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.Fields(rest)[0])
+			fmt.Printf("rss-child: VmHWM %d kB, %d findings\n", kb, len(found))
+		}
+	}
+}
