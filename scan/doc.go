@@ -101,8 +101,11 @@
 // scan: a stop flag is set, every task that runs afterwards releases what
 // it holds without spawning anything, discovery ends at the next entry,
 // and Scan returns the warning. Cancelling ctx stops the scan the same way
-// and Scan returns ctx.Err(). A panic in the detector is returned as a
-// wrapped *spindle.PanicError.
+// (every task polls ctx.Done) and Scan returns ctx.Err(). A panic in the
+// detector or in a callback stops it the same way too, and Scan returns it
+// as a wrapped *spindle.PanicError: it is caught where the engine calls out
+// (guard.go), not left to the executor, which would abandon queued tasks
+// and the files they hold open.
 //
 // # Memory
 //

@@ -238,9 +238,7 @@ func (e *engine) warn(path, op string, err error) {
 		p.Warnings.Add(1)
 	}
 	if e.s.OnWarning != nil {
-		e.mu.Lock()
-		e.s.OnWarning(wn)
-		e.mu.Unlock()
+		e.callback(func() { e.s.OnWarning(wn) })
 	}
 	if e.s.FailFast {
 		e.abort(wn)
@@ -249,17 +247,18 @@ func (e *engine) warn(path, op string, err error) {
 
 // report hands a finding to the user, unless its fingerprint is ignored.
 func (e *engine) report(f report.Finding) {
-	if e.s.Ignore != nil && e.s.Ignore.Has(f.Fingerprint) {
-		return
+	if e.s.Ignore != nil {
+		ignored := false
+		if !e.guard(func() { ignored = e.s.Ignore.Has(f.Fingerprint) }) || ignored {
+			return
+		}
 	}
 	e.findings.Add(1)
 	if p := e.s.Progress; p != nil {
 		p.Findings.Add(1)
 	}
 	if e.s.OnFinding != nil {
-		e.mu.Lock()
-		e.s.OnFinding(f)
-		e.mu.Unlock()
+		e.callback(func() { e.s.OnFinding(f) })
 	}
 }
 

@@ -166,6 +166,12 @@ func (e *engine) dispatch(w *worker, j *dirJob, ent fs.DirEntry) bool {
 	ws := w.Scratch
 	name := ent.Name()
 	path := join(j.path, name)
+	skipPath := func() (skip bool) {
+		if !e.guard(func() { skip = e.det.SkipPath(path) }) {
+			return true // the scan is over
+		}
+		return skip
+	}
 	typ := ent.Type()
 	if typ&fs.ModeSymlink != 0 {
 		if !e.s.FollowSymlinks {
@@ -186,7 +192,7 @@ func (e *engine) dispatch(w *worker, j *dirJob, ent fs.DirEntry) bool {
 			ws.c.skipped[skipGit]++
 		case j.ign != nil && j.ign.ignored(path, true):
 			ws.c.skipped[skipIgnored]++
-		case e.det.SkipPath(path):
+		case skipPath():
 			ws.c.skipped[skipAllowlist]++
 		default:
 			w.Spawn(task{kind: kindEnumerate, dir: &dirJob{path: path, ign: j.ign, anc: j.anc}})
@@ -195,7 +201,7 @@ func (e *engine) dispatch(w *worker, j *dirJob, ent fs.DirEntry) bool {
 		switch {
 		case j.ign != nil && j.ign.ignored(path, false):
 			ws.c.skipped[skipIgnored]++
-		case e.det.SkipPath(path):
+		case skipPath():
 			ws.c.skipped[skipAllowlist]++
 		default:
 			if !e.front.tryAcquire() {

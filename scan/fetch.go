@@ -129,19 +129,21 @@ func (e *engine) skipContent(ws *workerState, o *object, c *chunk, archives bool
 		o.closeFile()
 		return true
 	}
-	e.det.ScanPath(o.path, func(m Match) {
-		e.report(report.Finding{
-			RuleID:      m.RuleID,
-			Description: m.Description,
-			File:        o.path,
-			Match:       m.Match,
-			Secret:      m.Secret,
-			Entropy:     m.Entropy,
-			Tags:        m.Tags,
-			Fingerprint: fingerprint(o.path, m.RuleID, 0),
+	ok := e.guard(func() {
+		e.det.ScanPath(o.path, func(m Match) {
+			e.report(report.Finding{
+				RuleID:      m.RuleID,
+				Description: m.Description,
+				File:        o.path,
+				Match:       m.Match,
+				Secret:      m.Secret,
+				Entropy:     m.Entropy,
+				Tags:        m.Tags,
+				Fingerprint: fingerprint(o.path, m.RuleID, 0),
+			})
 		})
 	})
-	return false
+	return !ok
 }
 
 // scanTask is the Scan task: it scans a chunk that a Fetch read into a
@@ -159,8 +161,8 @@ func (e *engine) scanTask(w *worker, o *object, c *chunk) {
 func (e *engine) scanChunk(ws *workerState, o *object, c *chunk) {
 	data := c.buf[:c.n]
 	ws.matches = ws.matches[:0]
-	e.det.Scan(ws.scratch, o.path, data, ws.emit)
-	if len(ws.matches) == 0 {
+	if !e.guard(func() { e.det.Scan(ws.scratch, o.path, data, ws.emit) }) || len(ws.matches) == 0 {
+		ws.matches = ws.matches[:0]
 		return
 	}
 	own := ws.matches[:0]

@@ -225,15 +225,60 @@ func TestCancelledBeforeStart(t *testing.T) {
 	}
 }
 
-func TestDetectorPanicIsReturned(t *testing.T) {
+// TestPanicsAreReturnedAndLeakNothing: a panic in the detector or in a
+// callback ends the scan with a *spindle.PanicError, releases the callback
+// lock (later callbacks would deadlock otherwise) and closes every file.
+func TestPanicsAreReturnedAndLeakNothing(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"a": secret(1), "b": secret(2)})
-	det := newFake()
-	det.onScan = func(string) { panic("detector bug") }
-	_, err := Scan(context.Background(), Options{Detector: det}, dir)
-	var pe *spindle.PanicError
-	if !errors.As(err, &pe) {
-		t.Fatalf("err = %v, want a *spindle.PanicError", err)
+	files := map[string]string{}
+	for i := range 300 {
+		files["d"+itoa(i%5)+"/f"+itoa(i)] = strings.Repeat("x", i*20) + secret(i)
+	}
+	writeTree(t, dir, files)
+	tests := []struct {
+		name  string
+		setup func(*fakeDetector, *Options)
+	}{
+		{"Scan", func(d *fakeDetector, _ *Options) {
+			var n atomic.Int32
+			d.onScan = func(string) {
+				if n.Add(1) == 20 {
+					panic("detector bug")
+				}
+			}
+		}},
+		{"SkipPath", func(d *fakeDetector, _ *Options) {
+			d.skip = func(p string) bool {
+				if strings.HasSuffix(p, "f42") {
+					panic("allowlist bug")
+				}
+				return false
+			}
+		}},
+		{"OnFinding", func(_ *fakeDetector, o *Options) {
+			var n atomic.Int32
+			o.OnFinding = func(report.Finding) {
+				if n.Add(1) == 10 {
+					panic("callback bug")
+				}
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := openFDs(t)
+			det := newFake()
+			opts := Options{Detector: det, Workers: 2, MaxInFlight: 8, ChunkSize: 500}
+			tt.setup(det, &opts)
+			_, err := Scan(context.Background(), opts, dir)
+			var pe *spindle.PanicError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want a *spindle.PanicError", err)
+			}
+			if after := openFDs(t); after > before {
+				t.Errorf("open files: %d before, %d after", before, after)
+			}
+		})
 	}
 }
 
