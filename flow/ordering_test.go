@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
+
+	"github.com/spindle-go/spindle"
 )
 
 // The seed's integration cases (TaskFlow-RS tests/integration_tests.rs), as
@@ -195,5 +197,24 @@ func TestGraphChangesApplyToLaterRuns(t *testing.T) {
 	}
 	if rec.end[1].Load() >= rec.start[2].Load() {
 		t.Fatal("c started before b ended")
+	}
+}
+
+// TestSharedQueueStrategy: with spindle's Shared strategy every spawn goes to
+// the one injector (no private next slot); graphs still run correctly.
+func TestSharedQueueStrategy(t *testing.T) {
+	e := NewExecutor(spindle.Config{Workers: 2, Queue: spindle.Shared})
+	defer e.Close()
+	for _, tc := range seedCases {
+		rec := newRecorder(tc.d.n)
+		g, _ := tc.d.build(tc.name, rec)
+		if err := e.Run(context.Background(), g); err != nil {
+			t.Fatal(err)
+		}
+		tc.d.checkRun(t, rec, 1)
+	}
+	var body, done atomic.Int32
+	if err := e.Run(context.Background(), loopGraph(50, &body, &done)); err != nil || body.Load() != 50 || done.Load() != 1 {
+		t.Fatalf("loop under Shared: err %v, body %d, done %d", err, body.Load(), done.Load())
 	}
 }
