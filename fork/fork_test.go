@@ -575,7 +575,17 @@ func TestMisusePanicsWithAMessage(t *testing.T) {
 			defer p2.Close()
 			fork.Call(p2, func(t2 *fork.Task, _ int) int {
 				var g fork.Future[int, int]
-				g.Fork(t2, id, 1) // same depth as f
+				g.Fork(t2, id, 1) // same depth as f: Join cannot tell
+				f.Join(t2)
+				return 0
+			}, 0)
+		}, "without joining every Future"},
+		{"join on another task at another depth", func(t *fork.Task) {
+			var f fork.Future[int, int]
+			f.Fork(t, id, 1)
+			p2 := fork.NewPool(fork.Config{Workers: 1})
+			defer p2.Close()
+			fork.Call(p2, func(t2 *fork.Task, _ int) int {
 				f.Join(t2)
 				return 0
 			}, 0)

@@ -5,11 +5,11 @@ package fork
 // owner's job stack for the life of the Task and is reused by every fork at
 // that depth with the same In and Out.
 type job[In, Out any] struct {
-	header // starts with a pad
-	fn     func(*Task, In) Out
-	in     In
-	out    Out
-	_      pad
+	header
+	fn  func(*Task, In) Out
+	in  In
+	out Out
+	_   pad
 }
 
 func (j *job[In, Out]) execute(t *Task) { j.out = j.fn(t, j.in) }
@@ -97,7 +97,9 @@ func (f *Future[In, Out]) Fork(t *Task, fn func(*Task, In) Out, in In) {
 // unchanged, so errors.Is and type switches on it work).
 //
 // Join panics if f was not forked, was already joined, or is joined out
-// of order (a Future forked after f is still unjoined) or on another Task.
+// of order (a Future forked after f is still unjoined). Joining on another
+// Task than the Fork's panics too, at the Join or, at worst, when the
+// function running on that Task returns.
 func (f *Future[In, Out]) Join(t *Task) (out Out, taken bool) {
 	j := f.j
 	if j == nil {
@@ -123,11 +125,14 @@ func via2(t *Task, r record, h *header, f func(*Task, record, *header)) { f(t, r
 
 // join is Join's untyped fast path: pop the record and report false, unless
 // the record is not the top one (misuse), was promoted, or a heartbeat is
-// due.
+// due. Whether the record belongs to t is checked on the slow path only:
+// the check costs a few percent of an untaken fork, and a Future joined on
+// another Task at the same depth leaves that Task unbalanced, which its
+// Call or job reports when it returns.
 func (t *Task) join(h *header) bool {
 	d := t.depth - 1
 	t.budget--
-	if h.idx != d || h.owner != t || d < t.bottom || t.budget < 0 {
+	if h.idx != d || d < t.bottom || t.budget < 0 {
 		return via3(t, h, (*Task).joinSlow)
 	}
 	t.depth = d
@@ -196,10 +201,10 @@ func Join2[A, B any](t *Task, fa func(*Task) A, fb func(*Task) B) (A, B) {
 // input, so that Join2 stores fb itself rather than a generic adapter (an
 // adapter instantiated in generic code is a closure, and would allocate).
 type thunk[B any] struct {
-	header // starts with a pad
-	fb     func(*Task) B
-	out    B
-	_      pad
+	header
+	fb  func(*Task) B
+	out B
+	_   pad
 }
 
 func (j *thunk[B]) execute(t *Task) { j.out = j.fb(t) }

@@ -57,7 +57,6 @@ func (s *span) cut() (lo, hi int, ok bool) {
 
 // forFrame is For's record.
 type forFrame struct {
-	_ pad
 	span
 	body   func(*Task, int)
 	pieces []*forPiece // given away, oldest (highest range) first
@@ -223,7 +222,6 @@ func joinPiece(t *Task, s shared) {
 
 // reduceFrame is Reduce's record.
 type reduceFrame[R any] struct {
-	_ pad
 	span
 	zero   R
 	leaf   func(*Task, int) R

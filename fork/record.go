@@ -10,11 +10,8 @@ const (
 	statusDone                // finished; result or panic stored
 )
 
-// header is the part of a job that other workers touch. It starts with a
-// pad so that records, which embed it first (where the inliner prices
-// &j.header lowest), begin with one; see cacheLine.
+// header is the part of a job that other workers touch.
 type header struct {
-	_ pad
 	// owner is the Task whose stack holds the record (or whose loop made the
 	// piece): it is the Task that joins the job, so the worker that finishes
 	// the job wakes it. Immutable.

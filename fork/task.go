@@ -3,13 +3,19 @@ package fork
 import (
 	"errors"
 	"time"
+	"unsafe"
 )
 
-// cacheLine is the size of the pad around structures written on every fork
-// or loop iteration (Task, job records, loop frames). Two workers writing
-// one cache line would cost more than the fork itself; padding both ends
-// keeps the written fields off any line another object can share,
-// whatever the allocator puts next to them.
+// cacheLine is the size of a cache line. The structures written on every
+// fork or loop iteration must not share a line with another worker's:
+// two workers writing one line would cost more than the fork itself. A
+// Task is a whole number of lines, so the allocator (whose size classes
+// that are multiples of 64 bytes keep objects line-aligned) gives it lines
+// of its own. Job records and loop frames, whose size depends on type
+// parameters, end with a line of padding, so a record written by one
+// worker is never followed on the same line by another worker's; the
+// slots of one Task are usually allocated together, and a slot's
+// predecessor is then a record of the same worker.
 const cacheLine = 64
 
 type pad [cacheLine]byte
@@ -31,8 +37,12 @@ const (
 // goroutine: a closure that captures an outer *Task and runs as a forked job
 // would use another worker's Task.
 type Task struct {
-	_ pad
+	taskState
+	_ [cacheLine - unsafe.Sizeof(taskState{})%cacheLine]byte // a whole number of lines
+}
 
+// taskState is the content of a Task.
+type taskState struct {
 	// Owner-only fields, touched on every fork and join.
 
 	// depth is the number of records on the job stack: slots[:depth] belong
@@ -62,17 +72,16 @@ type Task struct {
 	joining  bool          // waiting for a job of its own (see waitFor)
 	wake     chan struct{} // capacity 1; see Pool.wakeLocked
 
-	_ pad
 }
 
 func newTask(p *Pool) *Task {
-	return &Task{
+	return &Task{taskState: taskState{
 		pool:   p,
 		slots:  make([]record, 1, 16), // len(slots) > depth always
 		period: initialPeriod,
 		budget: initialPeriod,
 		wake:   make(chan struct{}, 1),
-	}
+	}}
 }
 
 // Tick is the heartbeat check: a countdown (a decrement and a branch) that
