@@ -1,0 +1,97 @@
+package scan
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spindle-go/spindle/scan/report"
+	"github.com/spindle-go/spindle/scan/rules"
+)
+
+// realisticSecrets returns lines that the built-in rules report, each with
+// random characters so that no two are alike and entropy checks pass.
+func realisticSecrets(rng *rand.Rand, n int) []string {
+	const upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	pick := func(alphabet string, k int) string {
+		b := make([]byte, k)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	var out []string
+	for i := range n {
+		switch i % 4 {
+		case 0:
+			out = append(out, fmt.Sprintf(`aws_access_key_id = "AKIA%s"`, pick(upper, 16)))
+		case 1:
+			out = append(out, fmt.Sprintf(`GITHUB_TOKEN=ghp_%s`, pick(alnum, 36)))
+		case 2:
+			out = append(out, fmt.Sprintf(`slack: xoxb-%s-%s-%s`, pick("0123456789", 12), pick("0123456789", 12), pick(alnum, 24)))
+		case 3:
+			out = append(out, fmt.Sprintf(`stripe_key = "sk_live_%s"`, pick(alnum, 24)))
+		}
+	}
+	return out
+}
+
+// TestChunkingWithDefaultRules checks the engine's chunking against the
+// built-in rules, not only the fake detector: a buffer of code-like lines
+// with realistic secrets, some straddling every chunk boundary, gives the
+// same findings (file, line, column, rule, secret) through the Fetch chain
+// at several chunk sizes as one detector call over the whole buffer.
+func TestChunkingWithDefaultRules(t *testing.T) {
+	det, err := rules.Compile(rules.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := strings.Fields("func return if else for range var const type struct map chan go defer select case x y z 0 1 42")
+	var b strings.Builder
+	secrets := realisticSecrets(rng, 300)
+	for i := 0; b.Len() < 1<<20; i++ {
+		for range 1 + rng.IntN(12) {
+			b.WriteString(words[rng.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		if i%61 == 0 {
+			b.WriteString(secrets[(i/61)%len(secrets)])
+		}
+		b.WriteByte('\n')
+	}
+	data := []byte(b.String())
+
+	var want []key
+	d := Rules(det)
+	d.Scan(d.NewScratch(), "app.cfg", data, func(m Match) {
+		l, c := naivePosition(data, m.Start)
+		want = append(want, key{"app.cfg", m.RuleID, l, c, 0, 0, m.Secret})
+	})
+	slices.SortFunc(want, compareKeys)
+	if len(want) < 200 {
+		t.Fatalf("the whole-buffer scan found only %d secrets", len(want))
+	}
+	sizes := []int{2 * det.MaxWindow(), 100_000, DefaultChunkSize}
+	if testing.Short() {
+		sizes = sizes[1:2]
+	}
+	for _, cs := range sizes {
+		e := newEngine(Options{Detector: d, ChunkSize: cs, Workers: 1}.withDefaults())
+		var got []key
+		e.s.OnFinding = func(f report.Finding) {
+			got = append(got, key{"app.cfg", f.RuleID, f.Line, f.Column, 0, 0, f.Secret})
+		}
+		ws := e.newWorker(0)
+		if err := e.scanStream(ws, "app.cfg", strings.NewReader(b.String()), int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+		slices.SortFunc(got, compareKeys)
+		if !slices.Equal(got, want) {
+			t.Errorf("chunk size %d: %d findings, whole buffer %d\n%s", cs, len(got), len(want), diffKeys(got, want))
+		}
+	}
+}
