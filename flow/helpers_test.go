@@ -15,14 +15,21 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// workerCounts are the executor sizes every ordering test runs under: one
-// worker (everything serialised, no stealing), two (the CI machine), and more
-// workers than cores (preemption inside the scheduler's critical paths).
+// workerCounts are the executor sizes most tests run under: one worker
+// (everything serialised, no stealing), two (the CI machine), and more workers
+// than cores (preemption inside the scheduler's critical paths). newExec puts
+// the largest on spindle's Shared queue, where a spawned strand is visible to
+// every worker at once instead of waiting in the spawner's private slot: that
+// exposes any window in which a frame's pending count could touch zero early.
 var workerCounts = []int{1, 2, 4}
 
 func newExec(t testing.TB, workers int) *Executor {
 	t.Helper()
-	e := NewExecutor(spindle.Config{Workers: workers})
+	cfg := spindle.Config{Workers: workers}
+	if workers > 2 {
+		cfg.Queue = spindle.Shared
+	}
+	e := NewExecutor(cfg)
 	t.Cleanup(e.Close)
 	return e
 }

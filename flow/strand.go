@@ -224,12 +224,15 @@ func (f *frame) ready(w *worker, n int32, resume *strand) int32 {
 	if count <= 1 {
 		return first
 	}
-	units := count - 1 // this strand's unit goes to one of them
+	// Add the new units before spawning anything, resume included: a spawned
+	// strand may run and release at once on another worker (always so with
+	// the Shared queue strategy), and pending must not touch zero meanwhile.
 	if resume != nil {
+		f.pending.Add(int64(count)) // the strand's unit goes to resume
 		w.Spawn(*resume)
-		units = count
+	} else {
+		f.pending.Add(int64(count - 1)) // the strand's unit goes to one of them
 	}
-	f.pending.Add(int64(units)) // before any of them can release
 	for _, s := range w.Scratch.ready {
 		w.Spawn(strand{f: f, lo: s, hi: nodeStrand})
 	}
@@ -262,8 +265,8 @@ func (f *frame) subflow(w *worker, n int32, resume *strand) int32 {
 	c := child.claimers()
 	child.pending.Store(int64(c))
 	if resume != nil {
+		f.pending.Add(1) // a unit for the subflow task, added before resume can release its own
 		w.Spawn(*resume) // takes the strand's unit
-		f.pending.Add(1) // a unit for the subflow task
 	}
 	for range c {
 		w.Spawn(strand{f: child, hi: 0})
