@@ -130,9 +130,9 @@ func via2(t *Task, r record, h *header, f func(*Task, record, *header)) { f(t, r
 // another Task at the same depth leaves that Task unbalanced, which its
 // Call or job reports when it returns.
 func (t *Task) join(h *header) bool {
-	d := t.depth - 1
 	t.budget--
-	if h.idx != d || d < t.bottom || t.budget < 0 {
+	d := t.depth - 1
+	if t.budget < 0 || h.idx != d || d < t.bottom {
 		return via3(t, h, (*Task).joinSlow)
 	}
 	t.depth = d
