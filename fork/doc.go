@@ -131,7 +131,8 @@
 // joining a Future twice or one never forked, joining out of order or on
 // another Task, returning from Call's function or from a job with forks
 // left unjoined, forking a Future again before joining it (reported when
-// the enclosing function returns), and Call on a closed Pool (ErrClosed).
+// the enclosing function returns: Fork has no room in its inlining budget
+// for the check), and Call on a closed Pool (ErrClosed).
 //
 // # Loops
 //

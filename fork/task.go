@@ -3,7 +3,6 @@ package fork
 import (
 	"errors"
 	"time"
-	"unsafe"
 )
 
 // cacheLine is the size of a cache line. The structures written on every
@@ -37,12 +36,6 @@ const (
 // goroutine: a closure that captures an outer *Task and runs as a forked job
 // would use another worker's Task.
 type Task struct {
-	taskState
-	_ [cacheLine - unsafe.Sizeof(taskState{})%cacheLine]byte // a whole number of lines
-}
-
-// taskState is the content of a Task.
-type taskState struct {
 	// Owner-only fields, touched on every fork and join.
 
 	// depth is the number of records on the job stack: slots[:depth] belong
@@ -72,16 +65,20 @@ type taskState struct {
 	joining  bool          // waiting for a job of its own (see waitFor)
 	wake     chan struct{} // capacity 1; see Pool.wakeLocked
 
+	// A Task is a whole number of cache lines (see cacheLine and
+	// TestTaskIsWholeCacheLines). The fields are not in an embedded
+	// struct: the inliner counts every selector, and Fork's budget is tight.
+	_ [32]byte
 }
 
 func newTask(p *Pool) *Task {
-	return &Task{taskState: taskState{
+	return &Task{
 		pool:   p,
 		slots:  make([]record, 1, 16), // len(slots) > depth always
 		period: initialPeriod,
 		budget: initialPeriod,
 		wake:   make(chan struct{}, 1),
-	}}
+	}
 }
 
 // Tick is the heartbeat check: a countdown (a decrement and a branch) that
