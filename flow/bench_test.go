@@ -162,6 +162,24 @@ func BenchmarkWideWork(b *testing.B) {
 		b.Run(fmt.Sprintf("flow/workers=%d", w), func(b *testing.B) { benchFlow(b, w, g, s.n, "ns/task") })
 	}
 	b.Run("goroutines", func(b *testing.B) { benchGoroutines(b, s, func(i int) { work(uint64(i)) }, "ns/task") })
+	// The best 2 workers can do on this machine right now: two goroutines,
+	// each with a fixed half of the tasks and no scheduling at all. On a
+	// shared machine, compare flow/workers=2 with this, not only with 1.
+	b.Run("static-split-2", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var wg sync.WaitGroup
+			for half := range 2 {
+				wg.Go(func() {
+					for i := half; i < s.n; i += 2 {
+						work(uint64(i))
+					}
+				})
+			}
+			wg.Wait()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*s.n), "ns/task")
+	})
 }
 
 // BenchmarkDeepWork: the seed's deep graph, 100 stages of 10 tasks, each
