@@ -138,7 +138,7 @@ with gitleaks-compatible rules, on all cores. It also measures the work-stealing
 runtime it is built on against plain goroutines on this machine.`,
 		Example: `  spindle scan .                       # scan the current directory
   spindle scan -f sarif -o spindle.sarif src/
-  spindle rules --check                # run every built-in rule's examples
+  spindle rules --check                # test every rule on samples of its regex
   spindle bench                        # runtime vs goroutines, on this machine`,
 		Version:       versionString(),
 		SilenceErrors: true,

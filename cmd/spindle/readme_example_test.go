@@ -1,24 +1,19 @@
 package main
 
-// The library examples of README.md, kept compiling and correct here:
-// TestReadmeSnippetsAreExamples checks that every Go block of the README
-// appears, line for line, in the body of one of these functions, and go test
-// runs them and checks their output.
+// The library examples of README.md, kept compiling and correct here and in
+// readme_scan_example_test.go: TestReadmeSnippetsAreExamples checks that
+// every Go block of the README appears, line for line, in the body of one of
+// these functions, and go test runs them and checks their output.
 
 import (
 	"context"
 	"fmt"
 	"log"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 
 	"github.com/spindle-go/spindle"
 	"github.com/spindle-go/spindle/flow"
 	"github.com/spindle-go/spindle/fork"
-	"github.com/spindle-go/spindle/scan"
-	"github.com/spindle-go/spindle/scan/report"
-	"github.com/spindle-go/spindle/scan/rules"
 )
 
 func Example_executor() {
@@ -70,32 +65,4 @@ func Example_flow() {
 	// build
 	// test
 	// ship
-}
-
-func Example_scan() {
-	// A tree with one planted secret, built at run time so that this file
-	// holds none.
-	root, err := os.MkdirTemp("", "example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(root)
-	key := "AKIA" + "Z7QKXW3V" + "UMPLR2TD"
-	os.WriteFile(filepath.Join(root, "deploy.env"), []byte("AWS_KEY="+key+"\n"), 0o644)
-	ctx := context.Background()
-
-	det, err := rules.Compile(rules.Default())
-	if err != nil {
-		log.Fatal(err)
-	}
-	stats, err := scan.Scan(ctx, scan.Options{
-		Detector: scan.Rules(det),
-		OnFinding: func(f report.Finding) {
-			fmt.Println(filepath.Base(f.File), f.Line, f.RuleID)
-		},
-	}, root)
-	fmt.Println(stats.Files, "files,", stats.Findings, "findings,", err)
-	// Output:
-	// deploy.env 1 aws-access-key-id
-	// 1 files, 1 findings, <nil>
 }

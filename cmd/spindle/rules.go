@@ -25,18 +25,22 @@ exactly as scan picks them (--config, else PATH/.gitleaks.toml, else the
 built-in set), checks them, and lists each rule's id, keywords and description.
 A config error exits with status 2 and names the file, the line and the rule.
 
---check also runs the built-in rules' own examples: every true-positive example
-must be found and every false-positive example must not.`,
+--check tests each rule end to end: it generates strings from the rule's regex
+(and a file path from its path regex), scans them as a scan would, and lists
+the rules that find none of their own samples: keywords that do not occur in
+what the regex matches, an entropy threshold no match reaches, an allowlist
+that drops everything. It exits 1 if a rule fails.`,
 		Example: `  spindle rules                          # the rules 'spindle scan .' uses
   spindle rules -c .gitleaks.toml        # validate a config
-  spindle rules --check                  # test the built-in rules`,
+  spindle rules --check                  # test the built-in rules
+  spindle rules --check -c my.toml       # test a config's rules`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runRules(e, o, args)
 		},
 	}
 	c.Flags().StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: PATH/.gitleaks.toml, else built-in rules)")
-	c.Flags().BoolVar(&o.check, "check", false, "run the built-in rules' examples and report any that fail")
+	c.Flags().BoolVar(&o.check, "check", false, "test each rule on samples generated from its own regex")
 	c.MarkFlagFilename("config", "toml")
 	return c
 }
@@ -55,7 +59,7 @@ func runRules(e env, o rulesOptions, args []string) error {
 		return exitWith(exitError, err)
 	}
 	if o.check {
-		return checkRules(e)
+		return checkRules(e, cfg, det, source)
 	}
 	infos := det.Rules()
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
@@ -77,8 +81,28 @@ func runRules(e env, o rulesOptions, args []string) error {
 	return nil
 }
 
-// checkRules runs the built-in rules' examples. It is filled in when the
-// rules package exposes them.
-func checkRules(e env) error {
-	return fmt.Errorf("rules --check: not available yet")
+// checkRules runs checkConfig and prints one line per rule that failed or
+// was skipped, then a count. Failures exit 1, like findings.
+func checkRules(e env, cfg *rules.Config, det *rules.Detector, source string) error {
+	if source == "" {
+		source = "built-in rules"
+	}
+	var passed, skipped, failed int
+	for _, c := range checkConfig(cfg, det) {
+		switch {
+		case c.failed != "":
+			failed++
+			fmt.Fprintf(e.stdout, "FAIL  %s: %s\n", c.id, c.failed)
+		case c.skipped != "":
+			skipped++
+			fmt.Fprintf(e.stdout, "skip  %s: %s\n", c.id, c.skipped)
+		default:
+			passed++
+		}
+	}
+	fmt.Fprintf(e.stdout, "%s: %d passed, %d failed, %d skipped\n", source, passed, failed, skipped)
+	if failed > 0 {
+		return exitWith(exitFindings, nil)
+	}
+	return nil
 }
