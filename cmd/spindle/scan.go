@@ -301,7 +301,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 	}
 	switch {
 	case o.strict && st.Warnings > 0:
-		return exitWith(exitError, fmt.Errorf("%s and --strict", plural(st.Warnings, "warning", "warnings")))
+		return exitWith(exitError, fmt.Errorf("failing on %s (--strict)", plural(st.Warnings, "warning", "warnings")))
 	case reported > 0:
 		return exitWith(o.exitCode, nil)
 	}
