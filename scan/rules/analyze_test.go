@@ -179,7 +179,7 @@ func TestDerivedAnchoringPicksSelectiveLiterals(t *testing.T) {
 		`-----BEGIN [A-Z]+ KEY-----`:  {"-----begin "},
 		`[0-9]+(?:foo|bar)`:           {"bar", "foo"},
 		`[a-z]+[0-9]+`:                nil,
-		`[A-Z]{3}[0-9]{3}`:             nil,
+		`[A-Z]{3}[0-9]{3}`:            nil,
 	}
 	for expr, want := range cases {
 		a, ok := newAnalyzer().derivedAnchoring(parse(t, expr))

@@ -88,6 +88,10 @@ keywords = ["token", "auth"]
 `
 
 func trickyDetector(t testing.TB) *Detector {
+	return cachedDetector(t, "tricky", compileTricky)
+}
+
+func compileTricky(t testing.TB) *Detector {
 	cfg, err := Parse([]byte(trickyTOML), "tricky.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +104,10 @@ func trickyDetector(t testing.TB) *Detector {
 }
 
 func defaultDetector(t testing.TB) *Detector {
+	return cachedDetector(t, "default", compileDefault)
+}
+
+func compileDefault(t testing.TB) *Detector {
 	d, err := Compile(Default())
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +147,7 @@ func clip(b []byte) string {
 func TestWindowedMatchesEqualWholeBuffer(t *testing.T) {
 	iters := 300
 	if testing.Short() {
-		iters = 40
+		iters = 30
 	}
 	detectors := map[string]func(testing.TB) *Detector{
 		"default":  defaultDetector,
@@ -151,13 +159,16 @@ func TestWindowedMatchesEqualWholeBuffer(t *testing.T) {
 			d := mk(t)
 			trees := ruleTrees(t, d)
 			s := d.NewScratch()
-			n := iters
-			if name == "gitleaks" && testing.Short() {
-				n = 10
+			n, sizes := iters, 8
+			if testing.Short() {
+				sizes = 6 // up to 4 KiB
+				if name == "gitleaks" {
+					n = 4 // its whole-buffer reference is slow under -race
+				}
 			}
 			for i := range n {
 				g := gen{rand.New(rand.NewPCG(uint64(i), 7))}
-				size := 64 << g.rng.IntN(8)
+				size := 64 << g.rng.IntN(sizes)
 				data := g.corpus(d.rules, trees, size, i%5 == 0)
 				t.Run(fmt.Sprint(i), func(t *testing.T) { checkEquivalent(t, d, s, data) })
 			}
@@ -173,9 +184,10 @@ func TestWindowedMatchesEqualWholeBuffer(t *testing.T) {
 // coverage instrumentation makes go-re2's translated WebAssembly too slow
 // to fuzz.
 func FuzzWindowedMatchesEqualWholeBuffer(f *testing.F) {
+	saved := ruleEngine
 	ruleEngine = engineStdlib
 	def, tricky := defaultDetector(f), trickyDetector(f)
-	ruleEngine = engineAuto
+	ruleEngine = saved
 	for i := range 8 {
 		g := gen{rand.New(rand.NewPCG(uint64(i), 11))}
 		f.Add(g.corpus(tricky.rules, ruleTrees(f, tricky), 200, i%2 == 0))

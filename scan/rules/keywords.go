@@ -226,17 +226,3 @@ func (d *keywordDFA) first(data []byte) int {
 	}
 	return -1
 }
-
-// firstString is first for a string.
-func (d *keywordDFA) firstString(data string) int {
-	trans, class := d.trans, &d.class
-	s := uint32(0)
-	for i := 0; i < len(data); i++ {
-		s = trans[s+uint32(class[data[i]])]
-		if s >= d.matchFrom {
-			k := (s - d.matchFrom) / uint32(d.stride)
-			return int(d.outs[d.outStart[k]])
-		}
-	}
-	return -1
-}

@@ -17,13 +17,10 @@ import (
 // way (gate on strings.ToLower of the buffer, then the rule's regex over
 // the whole buffer), and a generator of text that exercises the rules.
 
-// referenceRaw returns the rule's regex matches in data the way gitleaks
+// referenceRawLower returns the rule's regex matches in data the way gitleaks
 // finds them: nothing if the rule has keywords and none occurs in the
-// lower-cased buffer, else every match of the regex over the whole buffer.
-func referenceRaw(r *rule, data []byte) [][2]int {
-	return referenceRawLower(r, data, strings.ToLower(string(data)))
-}
-
+// lower-cased buffer (lower), else every match of the regex over the whole
+// buffer.
 func referenceRawLower(r *rule, data []byte, lower string) [][2]int {
 	if r.PathOnly {
 		return nil
@@ -296,6 +293,10 @@ func gitleaksConfigPath() string {
 }
 
 func gitleaksDetector(t testing.TB) *Detector {
+	return cachedDetector(t, "gitleaks", compileGitleaks)
+}
+
+func compileGitleaks(t testing.TB) *Detector {
 	data, err := os.ReadFile(gitleaksConfigPath())
 	if err != nil {
 		t.Skipf("gitleaks' config is not in the module cache: %v", err)

@@ -1,0 +1,95 @@
+package rules_test
+
+import (
+	"fmt"
+	"log"
+	"strings"
+
+	"github.com/spindle-go/spindle/scan/rules"
+)
+
+func ExampleParse() {
+	cfg, err := rules.Parse([]byte(`
+[extend]
+useDefault = true
+disabledRules = ["generic-api-key"]
+
+[[rules]]
+id = "internal-token"
+description = "Our own service token."
+regex = '''\b(itk_[a-z0-9]{24})\b'''
+keywords = ["itk_"]
+`), ".gitleaks.toml")
+	if err != nil {
+		log.Fatal(err)
+	}
+	last := cfg.Rules[len(cfg.Rules)-1]
+	fmt.Println(last.ID, last.Keywords)
+	// Output: internal-token [itk_]
+}
+
+func ExampleParse_error() {
+	_, err := rules.Parse([]byte(`
+[[rules]]
+id = "broken"
+regex = '''(unclosed'''
+`), "team.toml")
+	fmt.Println(err)
+	// Output: rules: team.toml:4: rule "broken": invalid regex: missing closing ): `(unclosed`
+}
+
+func ExampleDetector_Scan() {
+	cfg, err := rules.Parse([]byte(`
+[[rules]]
+id = "internal-token"
+regex = '''\b(itk_[a-z0-9]{24})\b'''
+keywords = ["itk_"]
+`), "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	d, err := rules.Compile(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	data := []byte("url: https://example.com\ntoken: itk_0123456789abcdefghijklmn\nsafe: itk_aaaaaaaaaaaaaaaaaaaaaaaa // gitleaks:allow\n")
+	s := d.NewScratch() // one per goroutine
+	d.Scan(s, "config.yaml", data, func(m rules.Match) {
+		line := 1 + strings.Count(string(data[:m.Start]), "\n")
+		fmt.Printf("%s line %d: %s\n", m.RuleID, line, m.Secret)
+	})
+	// Output: internal-token line 2: itk_0123456789abcdefghijklmn
+}
+
+func ExampleDetector_ScanPath() {
+	d, err := rules.Compile(rules.Default())
+	if err != nil {
+		log.Fatal(err)
+	}
+	d.ScanPath("deploy/signing.p12", func(m rules.Match) { fmt.Println(m.RuleID, m.Match) })
+	// Output: pkcs12-keystore-file file detected: deploy/signing.p12
+}
+
+func ExampleFind() {
+	cfg, used, err := rules.Find("/nonexistent/repo", "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// No explicit config and no /nonexistent/repo/.gitleaks.toml: the
+	// built-in rules.
+	fmt.Printf("path %q, title %q\n", used, cfg.Title)
+	// Output: path "", title "spindle built-in rules"
+}
+
+func ExampleParseIgnore() {
+	ig, err := rules.ParseIgnore(strings.NewReader(`
+# reviewed 2026-01-10
+src/fixtures/keys.go:private-key:12
+4f1c0a2e9d:deploy/.env:github-pat:3
+`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ig.Has("src/fixtures/keys.go:private-key:12"), ig.Has("deploy/.env:github-pat:3"), ig.Has("deploy/.env:github-pat:4"))
+	// Output: true true false
+}
