@@ -225,6 +225,7 @@ func BenchmarkScanParallel(b *testing.B) {
 			chunks := goSourceChunks(b)
 			b.SetBytes(totalBytes(chunks) / int64(len(chunks)))
 			b.ReportAllocs()
+			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				s := d.NewScratch()
 				i := 0
