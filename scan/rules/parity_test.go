@@ -79,4 +79,3 @@ func TestGitleaksParity(t *testing.T) {
 		t.Errorf("missing (gitleaks only):\n%s\nextra (spindle only):\n%s", strings.Join(missing, "\n"), strings.Join(extra, "\n"))
 	}
 }
-
