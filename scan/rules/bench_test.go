@@ -135,7 +135,7 @@ func BenchmarkWholeBuffer(b *testing.B) {
 					open = open || strings.Contains(lower, k)
 				}
 				if open {
-					r.re.FindAllIndex(c, -1)
+					r.std[0].FindAllIndex(c, -1)
 				}
 			}
 		}

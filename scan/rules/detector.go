@@ -50,11 +50,19 @@ type Match struct {
 // rule is a compiled Rule.
 type rule struct {
 	RuleInfo
-	index      int
-	source     string  // the regex as written
-	re         matcher // nil for a path-only rule
-	engine     engine
-	variants   [4]matcher // re with \A (bit 0) and/or \z (bit 1) disabled; nil if not needed
+	index  int
+	source string // the regex as written
+	engine engine // the engine of fast
+
+	// std[0] is the regex, compiled by the standard library, whose
+	// semantics are the reference (gitleaks' default build uses it).
+	// std[v] for v > 0 is the same regex for a window that does not start
+	// at the buffer's start (bit 0: \A cannot match) or does not end at its
+	// end (bit 1: \z cannot match). fast holds the same four forms compiled
+	// by the engine chosen for speed; go-re2 differs from the standard
+	// library only on invalid UTF-8, so fast is used only on valid text.
+	// Both are nil for a path-only rule.
+	std, fast  [4]matcher
 	path       matcher
 	group      int
 	entropy    float64
@@ -197,9 +205,6 @@ func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
 		return fmt.Errorf("invalid regex: %s", regexErrText(err))
 	}
 	r.engine = chooseEngine(cr.Regex, tree)
-	if r.re, err = compileWith(r.engine, cr.Regex); err != nil {
-		return fmt.Errorf("invalid regex: %s", regexErrText(err))
-	}
 
 	// The gate: gitleaks runs a rule with keywords only if one of them
 	// occurs (case-insensitively) in the buffer. An empty keyword occurs
@@ -239,22 +244,13 @@ func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
 
 	a := assertionsOf(tree)
 	r.cutNL = a.beginLine || a.endLine
-	r.variants[0] = r.re
-	// variants[v]: bit 0 set when the window starts after the buffer's
-	// start (\A must not match), bit 1 when it ends before its end (\z
-	// must not match). Only the forms that differ are compiled.
-	for v := range r.variants {
-		begin, end := v&1 != 0 && a.beginText, v&2 != 0 && a.endText
-		switch {
-		case !begin && !end:
-			r.variants[v] = r.re
-		case begin != (v&1 != 0) || end != (v&2 != 0):
-			r.variants[v] = r.variants[b2i(begin)|b2i(end)<<1]
-		default:
-			alt := withoutTextAnchors(tree, begin, end)
-			if r.variants[v], err = compileWith(r.engine, alt.String()); err != nil {
-				return fmt.Errorf("internal: cannot compile the window form of the regex: %v", err)
-			}
+	if r.std, err = compileForms(engineStdlib, cr.Regex, tree, a); err != nil {
+		return err
+	}
+	r.fast = r.std
+	if r.engine != engineStdlib {
+		if r.fast, err = compileForms(r.engine, cr.Regex, tree, a); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -265,6 +261,33 @@ func (r *rule) setAnchors(a anchoring, pattern func(string) int) {
 		r.anchors = append(r.anchors, pattern(s))
 	}
 	r.left, r.right = a.left, a.right
+}
+
+// compileForms compiles the four window forms of a regex with one engine:
+// form v has \A disabled when bit 0 is set and \z when bit 1 is. Only the
+// forms that differ are compiled; the others share.
+func compileForms(e engine, expr string, tree *syntax.Regexp, a assertions) ([4]matcher, error) {
+	var forms [4]matcher
+	var err error
+	for v := range forms {
+		begin, end := v&1 != 0 && a.beginText, v&2 != 0 && a.endText
+		switch {
+		case v == 0:
+			if forms[0], err = compileWith(e, expr); err != nil {
+				return forms, fmt.Errorf("invalid regex: %s", regexErrText(err))
+			}
+		case !begin && !end:
+			forms[v] = forms[0]
+		case begin != (v&1 != 0) || end != (v&2 != 0):
+			forms[v] = forms[b2i(begin)|b2i(end)<<1]
+		default:
+			alt := withoutTextAnchors(tree, begin, end)
+			if forms[v], err = compileWith(e, alt.String()); err != nil {
+				return forms, fmt.Errorf("internal: cannot compile the window form of the regex: %v", err)
+			}
+		}
+	}
+	return forms, nil
 }
 
 // minAnchorScore is the least selective derived literal set worth using as

@@ -9,7 +9,10 @@ import (
 
 // matcher is the part of a compiled regular expression the detector uses.
 // The standard library's *regexp.Regexp satisfies it, and so does go-re2's
-// *re2.Regexp. Both implement RE2 syntax with leftmost-first semantics.
+// *re2.Regexp. Both implement RE2 syntax with leftmost-first semantics;
+// they differ on invalid UTF-8, where the standard library reads each bad
+// byte as U+FFFD (matched by "." and negated classes) and RE2 matches
+// nothing, so go-re2 only ever sees valid UTF-8 (see rawMatches).
 type matcher interface {
 	Match(b []byte) bool
 	MatchString(s string) bool

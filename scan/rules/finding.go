@@ -36,8 +36,8 @@ func (d *Detector) finish(r *rule, path string, data []byte, m0, m1 int, out []f
 	// gitleaks matches the regex again on the trimmed match alone and
 	// takes the secret from its groups.
 	secret, secretOff := match, 0
-	if r.re.NumSubexp() > 0 {
-		if loc := r.re.FindSubmatchIndex(match); loc != nil {
+	if re := r.std[0]; re.NumSubexp() > 0 {
+		if loc := re.FindSubmatchIndex(match); loc != nil {
 			if r.group > 0 {
 				if g := loc[2*r.group:]; g[0] >= 0 {
 					secret, secretOff = match[g[0]:g[1]], g[0]

@@ -17,10 +17,10 @@ import (
 // way (gate on strings.ToLower of the buffer, then the rule's regex over
 // the whole buffer), and a generator of text that exercises the rules.
 
-// referenceRawLower returns the rule's regex matches in data the way gitleaks
-// finds them: nothing if the rule has keywords and none occurs in the
-// lower-cased buffer (lower), else every match of the regex over the whole
-// buffer.
+// referenceRawLower returns the rule's regex matches in data the way
+// gitleaks finds them, with the standard library (gitleaks' default
+// engine): nothing if the rule has keywords and none occurs in the
+// lower-cased buffer (lower), else every match over the whole buffer.
 func referenceRawLower(r *rule, data []byte, lower string) [][2]int {
 	if r.PathOnly {
 		return nil
@@ -38,7 +38,7 @@ func referenceRawLower(r *rule, data []byte, lower string) [][2]int {
 		}
 	}
 	var out [][2]int
-	for _, m := range r.re.FindAllIndex(data, -1) {
+	for _, m := range r.std[0].FindAllIndex(data, -1) {
 		out = append(out, [2]int{m[0], m[1]})
 	}
 	return out

@@ -28,6 +28,7 @@ type Scratch struct {
 
 	lower     string // strings.ToLower of the buffer, on the slow path only
 	lowerDone bool
+	validity  int8 // 0: not yet known, 1: data is valid UTF-8, 2: it is not
 	eol       [4]lineMemo
 	bol       [4]lineMemo
 	memoNext  int
@@ -158,7 +159,7 @@ func (s *Scratch) prefilter(data []byte) (slow bool) {
 		s.byPattern[s.fill[h.pattern]] = h.end
 		s.fill[h.pattern]++
 	}
-	s.lowerDone = false
+	s.lowerDone, s.validity = false, 0
 	s.eol, s.bol = [4]lineMemo{}, [4]lineMemo{}
 	return slow
 }
@@ -207,12 +208,16 @@ func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow 
 }
 
 // rawMatches calls fn with every match of the rule's regex in data, in
-// order: the same matches as r.re.FindAllIndex(data, -1), found in windows
-// around anchor hits when the rule has anchors and the buffer is on the
-// fast path. The gate is not checked here.
+// order: the same matches as r.std[0].FindAllIndex(data, -1), found in
+// windows around anchor hits when the rule has anchors and the buffer is on
+// the fast path. The gate is not checked here.
 func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int)) {
 	if slow || r.anchors == nil {
-		for _, m := range r.re.FindAllIndex(data, -1) {
+		re := r.fast[0]
+		if r.engine != engineStdlib && !s.valid(data) {
+			re = r.std[0]
+		}
+		for _, m := range re.FindAllIndex(data, -1) {
 			fn(m[0], m[1])
 		}
 		return
@@ -225,7 +230,11 @@ func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int
 		if w.hi < len(data) {
 			v |= 2
 		}
-		re, win := r.variants[v], data[w.lo:w.hi]
+		win := data[w.lo:w.hi]
+		re := r.fast[v]
+		if r.engine != engineStdlib && !utf8.Valid(win) {
+			re = r.std[v]
+		}
 		if !re.Match(win) {
 			continue
 		}
@@ -233,6 +242,17 @@ func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int
 			fn(w.lo+m[0], w.lo+m[1])
 		}
 	}
+}
+
+// valid reports whether data is valid UTF-8, once per buffer.
+func (s *Scratch) valid(data []byte) bool {
+	if s.validity == 0 {
+		s.validity = 2
+		if utf8.Valid(data) {
+			s.validity = 1
+		}
+	}
+	return s.validity == 1
 }
 
 // windows returns the disjoint regions of data outside which the rule
