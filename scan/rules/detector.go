@@ -306,12 +306,35 @@ func (d *Detector) Rules() []RuleInfo {
 	return out
 }
 
-// MaxWindow is the overlap, in bytes, a caller that splits a file into
-// chunks should carry from one chunk into the next: the longest match of
-// any rule whose length is bounded (at least 4 KiB), or 16 KiB when some
-// rule's matches are unbounded, capped at 64 KiB. A match longer than the
-// overlap may be missed or found truncated at a chunk boundary.
+// MaxWindow bounds how far a match extends, in bytes: the longest match
+// of any rule whose length is bounded (at least 4 KiB), or 16 KiB when
+// some rule's matches are unbounded, capped at 64 KiB. A match longer than
+// this may be missed or cut short where a file is split into chunks.
 func (d *Detector) MaxWindow() int { return d.maxWindow }
+
+// Overlap is how many bytes a caller that splits a file into chunks should
+// carry from the end of one chunk's buffer to the start of the next:
+// 2*MaxWindow. See Owns.
+func (d *Detector) Overlap() int { return 2 * d.maxWindow }
+
+// Owns reports whether a chunk reports a match that ends at end (Match.End)
+// in its buffer of size bytes, whose first prefix bytes were carried from
+// the previous chunk (0 for a file's first chunk); final says whether the
+// buffer ends the file. With prefix >= Overlap() for every chunk after the
+// first, each match of the whole file is owned by exactly one chunk and
+// seen whole there: a chunk leaves the matches that end in its last
+// MaxWindow bytes to the next chunk (they may be cut short, or rely on \z
+// holding at the buffer's end), and the next chunk, which sees them whole,
+// leaves those that end in the first prefix-MaxWindow bytes of its own
+// buffer to the one before.
+func (d *Detector) Owns(end, prefix, size int, final bool) bool {
+	lo := max(0, prefix-d.maxWindow)
+	hi := size
+	if !final {
+		hi = size - d.maxWindow
+	}
+	return (prefix == 0 || end > lo) && end <= hi
+}
 
 // SkipPath reports whether a global allowlist excludes the file entirely,
 // as gitleaks decides before reading a file.

@@ -122,15 +122,20 @@
 //
 // # Chunks
 //
-// Scan treats data as a whole fragment: \z matches at its end and a line
-// is cut at its edges. A caller that splits a file into chunks should
-// carry an overlap of at least MaxWindow bytes (the longest bounded match,
-// at least 4 KiB; 16 KiB when some rule is unbounded) and report a match
-// from the chunk where it ends, dropping those that end in the carried
-// prefix and, unless the chunk ends the file, those that end within
-// MaxWindow bytes of the chunk's end (they may be cut short or rely on \z;
-// the next chunk sees them whole). Lines longer than the overlap lose
-// context for inline allows and regexTarget = "line".
+// Scan treats data as a whole fragment: \z matches at its end and lines
+// are cut at its edges. A caller that splits a file into chunks carries
+// Overlap() bytes (twice MaxWindow, the bound on a match's length) from
+// one chunk's buffer into the next and keeps the matches that Owns
+// assigns to each chunk: a chunk leaves the matches ending in its last
+// MaxWindow bytes to the next one, which sees them whole, unless it ends
+// the file. Dropping only the matches that end in the carried prefix is
+// not enough: a match cut short by a chunk's end, or one that relied on \z
+// holding there, would be reported by both chunks. TestChunkedScanEqualsWholeScan
+// checks that chunked and whole scans agree for random chunk sizes. Lines
+// longer than the overlap lose context for inline allows and regexTarget
+// = "line"; a rule that falls back to the whole buffer because its keyword
+// is not in its regex sees the keyword gate per chunk, as gitleaks sees it
+// per fragment.
 //
 // Line numbers: a finding's line is 1 + the number of '\n' in data[:Start].
 // Start is where gitleaks places the match: a match that starts with '\n'

@@ -3,6 +3,7 @@ package rules
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"sync"
@@ -366,4 +367,48 @@ func TestNilOrForeignScratchIsReplaced(t *testing.T) {
 	if got := scanAll(d1, d2.NewScratch(), "", []byte("tok_abcd1234")); len(got) != 1 {
 		t.Errorf("foreign scratch: %v", got)
 	}
+}
+
+// TestChunkedScanEqualsWholeScan splits generated files into chunks of
+// random sizes, carries Overlap bytes between them, keeps the matches each
+// chunk Owns, and checks that the result is the whole-file Scan.
+func TestChunkedScanEqualsWholeScan(t *testing.T) {
+	d := defaultDetector(t)
+	trees := ruleTrees(t, d)
+	s := d.NewScratch()
+	iters := 60
+	if testing.Short() {
+		iters = 10
+	}
+	total := 0
+	for i := range iters {
+		g := gen{rand.New(rand.NewPCG(uint64(i), 3))}
+		file := g.corpus(d.rules, trees, 20000+g.rng.IntN(60000), false)
+		type key struct {
+			rule       string
+			start, end int
+			secret     string
+		}
+		var want, got []key
+		d.Scan(s, "f.env", file, func(m Match) { want = append(want, key{m.RuleID, m.Start, m.End, m.Secret}) })
+		chunk := d.Overlap()/2 + g.rng.IntN(3*d.Overlap())
+		for from := 0; from < len(file); from += chunk {
+			base := max(0, from-d.Overlap())
+			to := min(len(file), from+chunk)
+			buf := file[base:to]
+			d.Scan(s, "f.env", buf, func(m Match) {
+				if d.Owns(m.End, from-base, len(buf), to == len(file)) {
+					got = append(got, key{m.RuleID, base + m.Start, base + m.End, m.Secret})
+				}
+			})
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("file %d, chunk %d: chunked scan found %d, whole scan %d:\n%v\n%v", i, chunk, len(got), len(want), got, want)
+		}
+		total += len(want)
+	}
+	if total < iters {
+		t.Errorf("only %d findings in %d files: the corpus does not exercise the rules", total, iters)
+	}
+	t.Logf("%d findings", total)
 }
