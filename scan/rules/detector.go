@@ -204,7 +204,7 @@ func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
 	if err != nil {
 		return fmt.Errorf("invalid regex: %s", regexErrText(err))
 	}
-	r.engine = chooseEngine(cr.Regex, tree)
+	r.engine = chooseEngine(cr.Regex)
 
 	// The gate: gitleaks runs a rule with keywords only if one of them
 	// occurs (case-insensitively) in the buffer. An empty keyword occurs
