@@ -83,6 +83,7 @@ type ConfigError struct {
 	Err     error // underlying error, if any
 }
 
+// Error formats the error as "rules: file:line: rule "id": problem".
 func (e *ConfigError) Error() string {
 	var b strings.Builder
 	b.WriteString("rules: ")
@@ -102,6 +103,7 @@ func (e *ConfigError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the underlying error, such as the file system's.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
 //go:embed default.toml
