@@ -32,13 +32,14 @@
 // A task is a small value (a kind and three pointers); the executor keeps it
 // in its rings without allocating. The spawn order is chosen for the LIFO
 // slot: the last task spawned runs next on the same worker, the earlier
-// ones sit on the ring where thieves take the oldest first. Enumerate
-// spawns the rest of a large directory first and its entries after, so a
-// worker goes depth first (which bounds the open directories by the tree's
-// depth) while a thief takes the rest of the directory. Fetch spawns the
-// next Fetch first and the Scan of the chunk it just read last, so the scan
-// runs while the chunk is hot in cache and the read-ahead is what a thief
-// gets.
+// ones sit on the ring where thieves take the oldest first. Enumerate reads
+// one batch (128 entries) per task and, if the directory goes on, yields
+// through the injector: the batch's subdirectories and files run first on
+// this worker (depth first, which bounds the directories being listed by
+// the depth of the tree), while an idle worker may take the rest of the
+// directory. Fetch spawns the next Fetch first and the Scan of the chunk it
+// just read last, so the scan runs while the chunk is hot in cache and the
+// read-ahead is what a thief gets.
 //
 // # Frontier and permits
 //
@@ -48,9 +49,11 @@
 // full the seed re-enqueues the Enumerate task; here a plain re-enqueue
 // would spin (a worker looks at the injector before it steals, so it would
 // pop its own Enumerate again and again), so the task parks on the
-// frontier instead, with the entries it has not dispatched, and the release
-// of the next permit spawns it again. A Dekker-style handshake between park
-// and release rules out a lost wake-up (see frontier).
+// frontier instead, with the entries it has not dispatched, and the next
+// permit released is handed to the oldest parked task, which is spawned
+// again holding it. A Dekker-style handshake between park and release
+// rules out a lost wake-up, and the hand-off (rather than a wake-up to
+// race for the permit) keeps parked tasks from starving (see frontier).
 //
 // Each object counts its holders (object.refs): the Fetch chain holds one
 // reference and passes it from each Fetch to the next, and each Scan task
@@ -118,10 +121,11 @@
 //     plus a 2W carry for an object longer than one chunk that is between
 //     chunks (in practice about one per worker, since a worker reads an
 //     object's next chunk before it starts another object);
-//   - directories: a pending subdirectory is a task holding its path; open
-//     directories and listed-but-undispatched entries are bounded by the
-//     depth of the tree times the batch size (128), because workers go
-//     depth first;
+//   - directories: a pending subdirectory is a task holding its path; a
+//     directory being listed holds its open cursor and at most one batch of
+//     entries (128) not yet admitted, and workers go depth first, so both
+//     are bounded by the depth of the tree (times the workers), not by its
+//     size or by the size of a directory;
 //   - findings are passed on, never kept.
 //
 // A 2 GiB file is therefore scanned in a few MiB of buffers, whatever its

@@ -23,8 +23,8 @@ var ErrNoDetector = errors.New("scan: no detector: set Options.Detector")
 //
 // The error is nil for a complete scan, even one with warnings (they are
 // counted in Stats); ctx.Err() when ctx ended the scan; the first warning
-// under FailFast; or a *spindle.PanicError, wrapped, if the detector
-// panicked. Stats are filled in every case.
+// under FailFast; or a *spindle.PanicError, wrapped, if the detector or a
+// callback panicked. Stats are filled in every case.
 func Scan(ctx context.Context, opts Options, paths ...string) (Stats, error) {
 	if opts.Detector == nil {
 		return Stats{}, ErrNoDetector
@@ -39,7 +39,6 @@ func (e *engine) scan(ctx context.Context, paths []string) (Stats, error) {
 	start := time.Now()
 	e.ctx = ctx
 	e.exec = spindle.New(spindle.Config{Workers: e.s.Workers}, e.newWorker, e.run)
-	stopWatch := context.AfterFunc(ctx, func() { e.abort(ctx.Err()) })
 	roots := &dirJob{roots: make([]string, len(paths))}
 	for i, p := range paths {
 		roots.roots[i] = filepath.Clean(p)
@@ -47,7 +46,6 @@ func (e *engine) scan(ctx context.Context, paths []string) (Stats, error) {
 	// A new executor accepts tasks until Join, so Spawn cannot fail here.
 	_ = e.exec.Spawn(task{kind: kindEnumerate, dir: roots})
 	m, err := e.exec.Join()
-	stopWatch()
 	for _, j := range e.front.drain() {
 		j.close() // parked when the run was aborted, and never woken
 	}
@@ -70,13 +68,13 @@ type engine struct {
 	pool  *bufferPool
 	exec  *spindle.Executor[task, *workerState]
 
-	// stop is set once the scan must end early (ctx done, FailFast). Every
-	// task looks at it first and, when set, releases what it holds and
-	// returns without spawning, so the executor drains quickly.
+	// stop is set once the scan must end early (ctx done, FailFast, a
+	// panic). Every task looks at it first (stopped) and, when set,
+	// releases what it holds and returns without spawning, so the executor
+	// drains quickly and closes everything on the way.
 	stop atomic.Bool
-	// ctx is the scan's context. stopped polls its Done channel as well as
-	// stop, so that a cancellation is seen by the very next task rather
-	// than when the AfterFunc goroutine gets to run.
+	// ctx is the scan's context; stopped polls its Done channel, so a
+	// cancellation is seen by the very next task.
 	ctx context.Context
 
 	// mu serialises the user's callbacks and guards err.
@@ -132,7 +130,6 @@ type worker = spindle.Worker[task, *workerState]
 // workerState is a worker's scratch: the detector's working memory, the
 // worker's own chunk buffer, and counters written without contention.
 type workerState struct {
-	e       *engine
 	scratch Scratch
 	own     *chunk  // this worker's buffer: never handed to another task
 	matches []Match // the current chunk's matches, reused
@@ -167,7 +164,6 @@ var skipNames = [numSkips]string{SkipBinary, SkipSize, SkipIgnored, SkipAllowlis
 
 func (e *engine) newWorker(int) *workerState {
 	ws := &workerState{
-		e:       e,
 		scratch: e.det.NewScratch(),
 		own:     &chunk{buf: make([]byte, e.s.overlap+e.s.ChunkSize)},
 	}

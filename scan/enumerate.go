@@ -16,22 +16,22 @@ const dirBatch = 128
 // through a symbolic link while FollowSymlinks is on.
 var ErrSymlinkLoop = errors.New("symlink loop: directory is its own ancestor")
 
-// dirJob is the cursor of Enumerate tasks. A job is one of: a directory not
-// yet opened (path only); a directory being read (f, the open cursor);
-// entries read but not yet dispatched (ents), which a job keeps while it
-// waits for the frontier; or the roots of the scan (roots).
-//
-// One task owns a job at a time. When a task reads a batch, it moves the
-// open cursor into a new job that it spawns, and dispatches the batch
-// itself: the rest of a large directory can then be read by another worker
-// while this one dispatches.
+// dirJob is the state of one directory's Enumerate tasks: its open
+// cursor, the batch of entries read and not yet dispatched, and what its
+// entries inherit (ignore rules, ancestors). One task owns a job at a
+// time; a job that yields or parks is run again later, by any worker. The
+// root job lists the paths given to Scan instead of a directory.
 type dirJob struct {
 	path  string        // the directory, as reported in findings; "" for the roots
-	roots []string      // the root job: the paths given to Scan
-	f     *os.File      // open cursor, or nil
+	roots []string      // the root job: the paths given to Scan, not yet stat'ed
+	f     *os.File      // open cursor, or nil once the directory is read
 	ents  []fs.DirEntry // read, not yet dispatched
 	ign   *ignoreLevel  // ignore rules for the entries of path (Gitignore)
 	anc   *ancestor     // identities of path and its ancestors (FollowSymlinks)
+	// permit is a frontier permit handed to this job when it was woken
+	// from the wait list. The job spends it on its next file or, if it
+	// has none, gives it back before its task ends.
+	permit bool
 }
 
 func (j *dirJob) close() {
@@ -49,14 +49,22 @@ type ancestor struct {
 	parent   *ancestor
 }
 
-// enumerate is the Enumerate task: it lists a directory, one batch at a
-// time, and admits what it finds. Subdirectories become Enumerate tasks;
-// files take a frontier permit and become Fetch tasks. When the frontier is
-// full, the task parks on it with the entries it has not dispatched, and the
-// next permit released spawns it again: it never blocks and never spins.
+// enumerate is the Enumerate task: it reads one batch of a directory's
+// entries and admits them. Subdirectories become Enumerate tasks; files
+// take a frontier permit and become Fetch tasks. When the frontier is
+// full, the job parks on it with the entries it has not dispatched, and a
+// released permit is handed to it and spawns it again: it never blocks and
+// never spins.
+//
+// A job reads its next batch only when the last one is dispatched, so the
+// entries read ahead of the frontier are at most one batch per directory
+// being listed. Between batches it yields through the injector: the
+// batch's subdirectories and files, on this worker's ring, run first
+// (depth first, which bounds the directories being listed by the depth of
+// the tree), while an idle worker may take the rest of the directory.
 func (e *engine) enumerate(w *worker, j *dirJob) {
 	if e.stopped() {
-		j.close()
+		e.endJob(w, j)
 		return
 	}
 	switch {
@@ -67,29 +75,22 @@ func (e *engine) enumerate(w *worker, j *dirJob) {
 			return
 		}
 	}
-	if j.f != nil {
+	if len(j.ents) == 0 && j.f != nil {
 		ents, err := j.f.ReadDir(dirBatch)
 		if err != nil && !errors.Is(err, io.EOF) {
 			e.warn(j.path, "readdir", err)
 		}
 		j.ents = ents
-		if err == nil && len(ents) == dirBatch {
-			// More may follow: hand the cursor to a new job. Spawned before
-			// the entries, it ends up under them on the ring: the batch's
-			// subdirectories are listed first (depth first, which bounds the
-			// open cursors by the tree's depth), and a thief, which takes
-			// the oldest tasks, gets the rest of this directory.
-			w.Spawn(task{kind: kindEnumerate, dir: &dirJob{path: j.path, f: j.f, ign: j.ign, anc: j.anc}})
-		} else {
+		if err != nil || len(ents) < dirBatch {
 			// ReadDir(n) returns fewer than n entries only at the end (or
 			// on an error, already reported).
 			j.f.Close()
+			j.f = nil
 		}
-		j.f = nil
 	}
 	for len(j.ents) > 0 {
 		if e.stopped() {
-			j.close()
+			e.endJob(w, j)
 			return
 		}
 		if !e.dispatch(w, j, j.ents[0]) {
@@ -103,6 +104,33 @@ func (e *engine) enumerate(w *worker, j *dirJob) {
 		j.ents = j.ents[1:]
 	}
 	j.ents = nil
+	if j.f == nil {
+		e.endJob(w, j)
+		return
+	}
+	if j.permit {
+		j.permit = false
+		e.releasePermit(w) // woken with a permit that this batch did not need
+	}
+	w.SpawnGlobal(task{kind: kindEnumerate, dir: j})
+}
+
+// endJob closes a job that is done or abandoned, returning a permit it was
+// handed and did not spend.
+func (e *engine) endJob(w *worker, j *dirJob) {
+	j.close()
+	if j.permit {
+		j.permit = false
+		e.releasePermit(w)
+	}
+}
+
+// releasePermit returns a frontier permit and spawns the parked task it
+// is handed to, if any.
+func (e *engine) releasePermit(w *worker) {
+	if j := e.front.release(); j != nil {
+		w.Spawn(task{kind: kindEnumerate, dir: j})
+	}
 }
 
 // openDir opens the job's directory, checks it against its ancestors when
@@ -204,7 +232,9 @@ func (e *engine) dispatch(w *worker, j *dirJob, ent fs.DirEntry) bool {
 		case skipPath():
 			ws.c.skipped[skipAllowlist]++
 		default:
-			if !e.front.tryAcquire() {
+			if j.permit {
+				j.permit = false // handed over when this job was woken
+			} else if !e.front.tryAcquire() {
 				return false
 			}
 			if p := e.s.Progress; p != nil {

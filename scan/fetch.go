@@ -2,10 +2,12 @@ package scan
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spindle-go/spindle/scan/report"
 )
@@ -171,7 +173,9 @@ func (e *engine) scanChunk(ws *workerState, o *object, c *chunk) {
 			own = append(own, m)
 		}
 	}
-	slices.SortFunc(own, func(a, b Match) int { return a.Start - b.Start })
+	slices.SortFunc(own, func(a, b Match) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), strings.Compare(a.RuleID, b.RuleID))
+	})
 	loc := locator{data: data, line: c.line, col: c.col, last: -1}
 	for i, m := range own {
 		if i > 0 && m.Start == own[i-1].Start && m.End == own[i-1].End && m.RuleID == own[i-1].RuleID {

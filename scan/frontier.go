@@ -17,19 +17,28 @@ import (
 // any victim is robbed, so a worker whose own queues are empty would pop its
 // re-enqueued Enumerate again and again while the tasks that hold the
 // permits sit on other workers. Instead, a full frontier takes the task
-// itself: park puts it on a wait list, and the release that frees the next
-// permit hands one parked task back to be spawned again. Nothing blocks,
-// nothing spins, and no discovered object is ever dropped.
+// itself: park puts it on a FIFO wait list, and release hands the freed
+// permit to the oldest parked task, which is spawned again holding it
+// (dirJob.permit). Nothing blocks, nothing spins, no discovered object is
+// dropped, and a woken task cannot lose its permit to a task that did not
+// wait: the wait list is served in order.
+//
+// Progress: a task parks only when every permit is held, and every holder
+// releases its permit in time (an object when its last task ends; a woken
+// task that finds no file to spend it on, at once). Each release goes to
+// the oldest waiter if there is one, so every parked task is eventually
+// woken.
 //
 // Lost wake-ups are ruled out Dekker-style: park sets parked before it
-// re-reads inFlight, and release decrements inFlight before it reads
-// parked. Both are sequentially consistent atomics, so either park sees the
-// freed permit (and refuses to park: the caller retries) or release sees
-// parked and takes the lock, under which the wait list is consistent.
+// reads inFlight, and release decrements inFlight before it reads parked.
+// Both are sequentially consistent atomics, so either park sees the freed
+// permit (and does not park) or release sees parked and takes the lock,
+// under which it re-acquires the permit for the oldest waiter.
 type frontier struct {
 	capacity int64
-	// inFlight counts permits held, 0 <= inFlight <= capacity. Changed only
-	// by tryAcquire's CAS and release's decrement.
+	// inFlight counts permits held, 0 <= inFlight <= capacity, including
+	// the permits handed to woken tasks. Changed only by tryAcquire's CAS
+	// and release's decrement.
 	inFlight atomic.Int64
 	// parked is true while waiters may be non-empty. It is set under mu
 	// before a waiter is added and cleared under mu when the list empties;
@@ -37,7 +46,8 @@ type frontier struct {
 	parked atomic.Bool
 
 	mu      sync.Mutex
-	waiters []*dirJob // Enumerate tasks waiting for a permit, guarded by mu
+	waiters []*dirJob // Enumerate tasks waiting for a permit, oldest first; guarded by mu
+	peak    int       // most waiters at once, guarded by mu (for tests)
 }
 
 func newFrontier(capacity int) *frontier {
@@ -57,8 +67,9 @@ func (f *frontier) tryAcquire() bool {
 	}
 }
 
-// release returns a permit and, if an Enumerate task is parked, hands one
-// back; the caller must spawn it. Each permit is released exactly once
+// release returns a permit. If Enumerate tasks are parked, it takes a
+// permit again for the oldest and returns that task, holding it; the
+// caller must spawn it. Each permit is released exactly once
 // (object.release guarantees it); a release without a permit panics, as it
 // is a bug in the engine.
 func (f *frontier) release() *dirJob {
@@ -70,22 +81,29 @@ func (f *frontier) release() *dirJob {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := len(f.waiters)
-	if n == 0 {
+	return f.handOffLocked()
+}
+
+// handOffLocked gives a free permit, if there is one, to the oldest waiter
+// and returns it. If another task took the freed permit first, that task
+// will release it later, and the waiter gets it then.
+func (f *frontier) handOffLocked() *dirJob {
+	if len(f.waiters) == 0 || !f.tryAcquire() {
 		return nil
 	}
-	j := f.waiters[n-1]
-	f.waiters[n-1] = nil
-	f.waiters = f.waiters[:n-1]
-	if n == 1 {
+	j := f.waiters[0]
+	j.permit = true
+	f.waiters[0] = nil
+	f.waiters = f.waiters[1:]
+	if len(f.waiters) == 0 {
 		f.parked.Store(false)
+		f.waiters = nil // let the backing array go
 	}
 	return j
 }
 
-// park queues j until a permit is released. It returns false, and keeps
-// nothing, if a permit became free since the caller's failed tryAcquire: the
-// caller should try again at once.
+// park queues j until a permit is handed to it. It returns false, and
+// keeps nothing, if a permit is free: the caller should try again at once.
 func (f *frontier) park(j *dirJob) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -97,12 +115,13 @@ func (f *frontier) park(j *dirJob) bool {
 		return false
 	}
 	f.waiters = append(f.waiters, j)
+	f.peak = max(f.peak, len(f.waiters))
 	return true
 }
 
 // drain removes and returns every parked task. After an aborted run, parked
 // tasks may never be woken; the engine drains them to close their
-// directories.
+// directories. Parked tasks hold no permit.
 func (f *frontier) drain() []*dirJob {
 	f.mu.Lock()
 	defer f.mu.Unlock()

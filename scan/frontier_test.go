@@ -26,21 +26,43 @@ func TestFrontierTryAcquireNeverExceedsCapacity(t *testing.T) {
 	if f.tryAcquire() {
 		t.Fatal("tryAcquire succeeded at capacity")
 	}
-	j := &dirJob{path: "parked"}
-	if !f.park(j) {
-		t.Fatal("park refused while the frontier is full")
+	a, b, c, d := &dirJob{path: "a"}, &dirJob{path: "b"}, &dirJob{path: "c"}, &dirJob{path: "d"}
+	for _, j := range []*dirJob{a, b, c} {
+		if !f.park(j) {
+			t.Fatalf("park(%s) refused while full", j.path)
+		}
 	}
-	if got := f.release(); got != j {
-		t.Fatalf("release handed back %v, want the parked job", got)
+	// Releases go to the waiters, oldest first, permit in hand.
+	for _, want := range []*dirJob{a, b} {
+		if got := f.release(); got != want || !got.permit {
+			t.Fatalf("release handed back %v, want %s holding a permit", got, want.path)
+		}
+		if f.inFlight.Load() != 3 || f.tryAcquire() {
+			t.Fatal("a permit handed to a waiter was taken by another task")
+		}
 	}
-	if got := f.release(); got != nil {
-		t.Fatalf("release handed back %v with nothing parked", got)
+	if !f.park(d) {
+		t.Fatal("park(d) refused while full")
 	}
-	if f.park(j) {
-		t.Fatal("park accepted a job while permits are free")
+	if got := f.release(); got != c {
+		t.Fatalf("release handed back %v, want c", got)
+	}
+	if got := f.release(); got != d {
+		t.Fatalf("release handed back %v, want d", got)
+	}
+	for range 3 {
+		if got := f.release(); got != nil {
+			t.Fatalf("release handed back %v with nobody parked", got)
+		}
+	}
+	if f.inFlight.Load() != 0 {
+		t.Fatalf("inFlight = %d after every permit came back", f.inFlight.Load())
+	}
+	if f.park(a) {
+		t.Fatal("park queued a task while permits are free")
 	}
 	if len(f.drain()) != 0 {
-		t.Fatal("a refused park left a waiter")
+		t.Fatal("waiters left")
 	}
 }
 
@@ -53,10 +75,11 @@ func TestFrontierReleaseWithoutPermitPanics(t *testing.T) {
 	newFrontier(1).release()
 }
 
-// TestFrontierParkNeverLosesAWakeup races goroutines that acquire, park
-// when the frontier is full and wait to be handed back, and release. A lost
-// wake-up leaves a goroutine waiting forever (the test times out); a permit
-// granted beyond capacity shows in the count of holders.
+// TestFrontierParkNeverLosesAWakeup races goroutines that take permits with
+// tryAcquire or, when the frontier is full, park and wait to be handed one,
+// then release. A lost wake-up leaves a goroutine waiting forever (the test
+// times out); a permit granted beyond capacity shows in the count of
+// holders.
 func TestFrontierParkNeverLosesAWakeup(t *testing.T) {
 	rounds := 20000
 	if testing.Short() {
@@ -76,6 +99,12 @@ func TestFrontierParkNeverLosesAWakeup(t *testing.T) {
 		wake[g] = make(chan struct{}, 1)
 		jobs[g] = &dirJob{path: itoa(g)}
 	}
+	signal := func(j *dirJob) {
+		if j != nil {
+			k, _ := strconv.Atoi(j.path)
+			wake[k] <- struct{}{}
+		}
+	}
 	for g := range goroutines {
 		wg.Add(1)
 		go func() {
@@ -84,7 +113,12 @@ func TestFrontierParkNeverLosesAWakeup(t *testing.T) {
 				for !f.tryAcquire() {
 					if f.park(jobs[g]) {
 						parked.Add(1)
-						<-wake[g] // handed back by a release
+						<-wake[g] // woken holding a permit
+						if !jobs[g].permit {
+							t.Error("woken without a permit")
+						}
+						jobs[g].permit = false
+						break
 					}
 				}
 				if held.Add(1) > capacity {
@@ -92,10 +126,7 @@ func TestFrontierParkNeverLosesAWakeup(t *testing.T) {
 				}
 				runtime.Gosched() // hold the permit a while: others must park
 				held.Add(-1)
-				if j := f.release(); j != nil {
-					k, _ := strconv.Atoi(j.path)
-					wake[k] <- struct{}{}
-				}
+				signal(f.release())
 			}
 		}()
 	}
@@ -161,6 +192,33 @@ func TestPermitsReleasedExactlyOnce(t *testing.T) {
 					t.Errorf("workers %d: a frontier of 1 never parked an Enumerate", workers)
 				}
 			}
+		}
+	}
+}
+
+// TestLargeDirectoryIsListedAsItIsScanned: with a full frontier, a
+// directory is read a batch at a time as its entries are admitted, so the
+// entries listed but not yet admitted stay within one batch per directory
+// being listed, however large the directory.
+func TestLargeDirectoryIsListedAsItIsScanned(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	const n = 16 * dirBatch
+	for i := range n {
+		files["f"+itoa(i)] = "x"
+	}
+	writeTree(t, dir, files)
+	const inflight = 2
+	for _, workers := range []int{1, 2} {
+		opts := Options{Detector: newFake(), Workers: workers, MaxInFlight: inflight}
+		e := newEngine(opts.withDefaults())
+		st, err := e.scan(context.Background(), []string{dir})
+		if err != nil || st.Files != n {
+			t.Fatalf("%d files, err %v", st.Files, err)
+		}
+		if bound := 1; e.front.peak > bound {
+			t.Errorf("%d workers: %d Enumerate tasks parked at once (%d entries listed ahead), want at most %d",
+				workers, e.front.peak, e.front.peak*dirBatch, bound)
 		}
 	}
 }

@@ -73,9 +73,7 @@ func (e *engine) done(w *worker, o *object) {
 			p.Files.Add(1)
 		}
 	}
-	if j := e.front.release(); j != nil {
-		w.Spawn(task{kind: kindEnumerate, dir: j})
-	}
+	e.releasePermit(w)
 }
 
 // drop releases one reference and finishes the object if it was the last.
