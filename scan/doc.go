@@ -2,9 +2,10 @@
 // reads them in chunks and runs a Detector (the rules of scan/rules) over
 // every chunk, in parallel on a spindle.Executor. Scan is the whole API:
 //
-//	det, _ := rules.Compile(rules.Default())
+//	det, err := rules.Compile(rules.Default())
+//	...
 //	stats, err := scan.Scan(ctx, scan.Options{
-//		Detector:  det,
+//		Detector:  scan.Rules(det),
 //		OnFinding: func(f report.Finding) { ... },
 //	}, "path/to/tree")
 //

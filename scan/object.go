@@ -58,8 +58,8 @@ func (o *object) closeFile() {
 }
 
 // done is called by the holder of the last reference: it frees what the
-// object holds, returns the permit, and spawns an Enumerate task that was
-// waiting for it.
+// object holds and returns the permit, which goes to a parked Enumerate
+// task if one waits (releasePermit).
 func (e *engine) done(w *worker, o *object) {
 	o.closeFile()
 	if o.st.carry != nil {
