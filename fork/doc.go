@@ -142,9 +142,11 @@
 // record, it cuts the untouched rest of the range in two and publishes the
 // upper half as a job, which runs as a loop of its own (and is split in
 // turn) wherever it is taken. A loop of cheap bodies thus runs at about
-// the speed of a plain loop calling the same function until someone is
-// idle, and the number of pieces grows with the number of idle workers and
-// heartbeats, not with the range. To keep that bookkeeping off the cost of
+// the speed of a plain loop until someone is idle (For inlines into its
+// caller, and a literal body into For's loop; Reduce calls leaf and merge
+// through their function values), and the number of pieces grows with the
+// number of idle workers and heartbeats, not with the range. To keep that
+// bookkeeping off the cost of
 // cheap iterations, a loop claims indices in blocks: up to 256 when
 // iterations are cheap, sized from the worker's tick rate (which the clock
 // calibrates), and one at a time when they are slow or when the bodies

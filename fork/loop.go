@@ -58,9 +58,12 @@ func (s *span) cut() (lo, hi int, ok bool) {
 // forFrame is For's record.
 type forFrame struct {
 	span
-	body   func(*Task, int)
-	pieces []*forPiece // given away, oldest (highest range) first
-	_      pad
+	// The block being run: where it started, how long the next may be,
+	// and the countdown when it started (see nextStride).
+	start, stride, before int
+	body                  func(*Task, int)
+	pieces                []*forPiece // given away, oldest (highest range) first
+	_                     pad
 }
 
 // forPiece is a part of a For range running as a job.
@@ -108,44 +111,73 @@ func (fr *forFrame) scrub() { fr.body = nil }
 // join (and must join what it forks); the heartbeat offers those jobs only
 // once the loop's own range is no longer worth splitting.
 //
-// body is kept in the loop's record, so a closure that captures variables
-// costs one allocation per For call, not per element.
+// For inlines into its caller, and with it a body written as a function
+// literal: the loop then costs about what a plain loop with the body
+// written inline costs. body is also kept in the loop's record (pieces
+// given away call it), so a closure that captures variables costs one
+// allocation per For call, not per element.
 func For(t *Task, lo, hi int, body func(t *Task, i int)) {
-	if lo >= hi {
-		return
-	}
-	fr := pushFor(t)
-	fr.hi, fr.body = hi, body
-	for i, stride := lo, 1; ; {
-		start, end := i, fr.claim(i, stride)
-		before := t.budget
-		i = forBlock(t, i, end, body)
-		stride = nextStride(t, before)
-		// Tick before reading hi again: a heartbeat may give away the
-		// rest of the range from end on.
-		t.tickN(end - start)
-		if i >= fr.hi {
-			break
+	// For is small enough to inline into its caller, so body is usually a
+	// known function there, inlined into the loop below: a loop of cheap
+	// bodies then runs at the speed of a plain loop. Everything else
+	// happens once per block, in forStep, reached through a function
+	// parameter (see via1).
+	for i, end := lo, lo; ; i++ {
+		if i == end {
+			if end = viaStep(t, lo, i, hi, body, (*Task).forStep); i == end {
+				return
+			}
 		}
+		body(t, i)
+	}
+}
+
+func viaStep(t *Task, lo, i, hi int, body func(*Task, int), f func(*Task, int, int, int, func(*Task, int)) int) int {
+	return f(t, lo, i, hi, body)
+}
+
+// forStep runs between the blocks of a For [lo, hi) and returns the end of
+// the next block, or i when the loop is over. Before the first block
+// (i == lo) it pushes the loop's frame; after each block it accounts for
+// it and claims the next; after the last it joins the pieces given away and
+// pops the frame. Between blocks the frame is the top of the job stack.
+//
+//go:noinline
+func (t *Task) forStep(lo, i, hi int, body func(*Task, int)) int {
+	var fr *forFrame
+	if i == lo {
+		if i >= hi {
+			return i
+		}
+		fr = pushFor(t)
+		fr.hi, fr.body, fr.stride = hi, body, 1
+	} else {
+		var ok bool
+		if fr, ok = t.slots[t.depth-1].(*forFrame); !ok {
+			// A body forked without joining: the frame is not on top.
+			d := t.depth - 1
+			for ; d >= 0 && !ok; d-- {
+				_, ok = t.slots[d].(*forFrame)
+			}
+			t.checkBalanced(d+2, "a For body")
+		}
+		fr.stride = nextStride(t, fr.before)
+		// Tick before reading hi again: a heartbeat may give away the
+		// rest of the range from i on.
+		t.tickN(i - fr.start)
+	}
+	if i < fr.hi {
+		fr.start = i
+		end := fr.claim(i, fr.stride)
+		fr.before = t.budget
+		return end
 	}
 	// The frame stays on the stack until its pieces are in: a piece run
 	// inline must not reuse this slot.
-	checkLoopBalanced(t, fr.idx)
 	if len(fr.pieces) > 0 {
 		joinForPieces(t, fr)
 	}
 	popLoop(t, fr.idx)
-}
-
-// forBlock runs body over [i, end). It is a function of its own so that
-// the loop around the calls keeps only what it needs live: Go saves no
-// register across a call, and every value live across one is reloaded.
-//
-//go:noinline
-func forBlock(t *Task, i, end int, body func(*Task, int)) int {
-	for ; i < end; i++ {
-		body(t, i)
-	}
 	return i
 }
 
