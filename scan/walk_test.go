@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -370,5 +371,58 @@ func TestCallbacksAreSerialisedAndProgressAddsUp(t *testing.T) {
 		p.Findings.Load() != st.Findings || p.Warnings.Load() != st.Warnings || p.Discovered.Load() != st.Files {
 		t.Errorf("progress %d files (%d discovered), %d bytes, %d findings, %d warnings, done %v; stats %+v",
 			p.Files.Load(), p.Discovered.Load(), p.Bytes.Load(), p.Findings.Load(), p.Warnings.Load(), p.Done.Load(), st)
+	}
+}
+
+// TestGitignoreMatchesGit builds a tree with nested .gitignore files and
+// compares what the scan keeps with what git itself leaves unignored
+// (git ls-files --others --exclude-standard). Skipped without git.
+func TestGitignoreMatchesGit(t *testing.T) {
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	names := []string{
+		"keep.txt", "x.log", "rootonly.txt", "sub/rootonly.txt", "build/out.txt", "sub/build/out.txt",
+		"sub/keep.log", "sub/other.log", "sub/deeper/a.txt", "sub/deeper/b.md", "doc/frotz", "a/doc/frotz",
+		"q/file1.txt", "q/file12.txt", "notbuild/build.txt", "abc.txt", "bbc.txt", "x/z.txt", "x/y/z.txt",
+		"src/main.c", "src/lib/util.c", "deep/a/b/name", "name", "#hash", "tmp/keep/me.txt", "tmp/drop.txt",
+		"n5.txt", "nx.txt", "d7", "dd", "lit*x", "litax", "sp ", "e-1", "e_1", "!bang", "all/x/y/z.bin", "all/top.bin",
+	}
+	files := map[string]string{
+		".gitignore": "# comment\n*.log\nbuild/\n/rootonly.txt\ndoc/frotz\n[!a]bc.txt\nx/**/z.txt\nsrc/*.c\n**/b/name\n\\#hash\ntmp/*\n!tmp/keep/\n" +
+			"n[0-9].txt\nd[[:digit:]]\nlit\\*x\nsp\\ \ne[-]1\n\\!bang\nall/**\n",
+		"sub/.gitignore": "!keep.log\n",
+		"q/.gitignore":   "file?.txt\n",
+	}
+	for i, n := range names {
+		files[n] = secret(i)
+	}
+	writeTree(t, dir, files)
+	git := func(args ...string) string {
+		cmd := exec.Command(gitBin, args...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Skipf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q", ".")
+	var want []string
+	for _, f := range strings.Fields(git("ls-files", "--others", "--exclude-standard")) {
+		if !strings.HasSuffix(f, ".gitignore") {
+			want = append(want, f)
+		}
+	}
+	slices.Sort(want)
+	t.Logf("kept by git: %q", want)
+	found, _, _, err := collect(t, Options{Detector: newFake(), Gitignore: true}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := relFiles(t, dir, found); !slices.Equal(got, want) {
+		t.Errorf("kept by the scan: %v\nkept by git:       %v", got, want)
 	}
 }

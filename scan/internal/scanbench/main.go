@@ -26,6 +26,7 @@ func main() {
 	out := flag.String("out", "", "write file<TAB>line<TAB>rule per finding, sorted")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile")
 	binary := flag.Bool("binary", false, "scan binary files too")
+	gitignore := flag.Bool("gitignore", false, "honour .gitignore and .ignore files")
 	repeat := flag.Int("n", 1, "repeat the scan n times (for profiles)")
 	null := flag.Bool("null", false, "a detector that finds nothing: measures the engine alone")
 	flag.Parse()
@@ -51,10 +52,10 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	for range *repeat - 1 {
-		scanOnce(det, *null, *workers, *chunk, *binary, nil)
+		scanOnce(det, *null, *workers, *chunk, *binary, *gitignore, nil)
 	}
 	var lines []string
-	st, err := scanOnce(det, *null, *workers, *chunk, *binary, &lines)
+	st, err := scanOnce(det, *null, *workers, *chunk, *binary, *gitignore, &lines)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
@@ -76,7 +77,7 @@ func main() {
 		st.Phases.Scan.Tasks, st.Phases.Scan.Busy, st.Phases.InlineScans, st.Phases.Backpressure)
 }
 
-func scanOnce(det *rules.Detector, null bool, workers, chunk int, binary bool, lines *[]string) (scan.Stats, error) {
+func scanOnce(det *rules.Detector, null bool, workers, chunk int, binary, gitignore bool, lines *[]string) (scan.Stats, error) {
 	d := scan.Rules(det)
 	if null {
 		d = nullDetector{}
@@ -86,6 +87,7 @@ func scanOnce(det *rules.Detector, null bool, workers, chunk int, binary bool, l
 		Workers:    workers,
 		ChunkSize:  chunk,
 		ScanBinary: binary,
+		Gitignore:  gitignore,
 		OnFinding: func(f report.Finding) {
 			if lines != nil {
 				*lines = append(*lines, fmt.Sprintf("%s\t%d\t%s", f.File, f.Line, f.RuleID))
