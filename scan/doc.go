@@ -88,7 +88,8 @@
 //
 // Everything under a root except .git directories, hidden files included.
 // .gitignore and .ignore files are honoured only with Options.Gitignore
-// (nested files included; see ignoreLevel for the library and its gaps).
+// (nested files included, with git's precedence; see ignoreLevel for why
+// the engine translates the patterns itself, and what it leaves out).
 // Symbolic links are skipped unless FollowSymlinks, and then a directory
 // that is its own ancestor is reported as a loop. A root named explicitly
 // is always followed. Files with a NUL in their first 8 KiB are binary and
