@@ -85,10 +85,12 @@ type engine struct {
 	findings atomic.Int64
 
 	// archive is the seam for scan/archive. When set and ArchiveDepth > 0,
-	// the first Fetch of every file calls it with the file's first bytes;
-	// if it returns true, it has taken the object over: it walked the
-	// archive (archive.Detect(head) != archive.None, then Root.Walk over
-	// o.f from offset 0) and scanned each member with scanStream, and the
+	// the first Fetch of every file calls it with the file's first bytes
+	// (up to a chunk); if it returns true, it has taken the object over:
+	// it checked archive.Detect(head) != archive.None, walked the archive
+	// with Root.Walk over io.NewSectionReader(o.f, 0, o.size) (o.f reads
+	// with pread, so the chunk already read does not move it), scanned
+	// each member's stream with scanStream(ws, m.Name, r, -1), and the
 	// Fetch only drops its reference. Nil until archives are wired in.
 	archive func(ws *workerState, o *object, head []byte) bool
 
