@@ -3,6 +3,7 @@ package spindle
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"sync"
@@ -167,14 +168,29 @@ func (w *Worker[T, S]) main(scratch func(int) S, ready chan<- struct{}) {
 }
 
 func (w *Worker[T, S]) loop() {
+	for !w.steps() {
+	}
+}
+
+// steps runs the worker loop until the run is over (true) or a task panics
+// (false, after the panic has been recorded and the run shut down; the next
+// call then sees the end of the run and exits). Recovering here, once per
+// panic, instead of around every task keeps a defer off the per-task path.
+func (w *Worker[T, S]) steps() (exit bool) {
 	e := w.exec
+	defer func() {
+		if !exit {
+			v := recover()
+			if !w.c.TaskPanicked(v, debug.Stack()) {
+				panic(v) // a bug in the scheduler itself: do not hide it
+			}
+		}
+	}()
 	// Converted to the interface once: a conversion per Step would allocate.
 	var idle core.IdlePolicy = core.TieredIdle{SpinIters: e.cfg.SpinIters, ParkTimeout: e.cfg.ParkTimeout}
 	run := func(t T) { e.run(t, w) }
-	var timer *time.Timer
 	for {
-		r := w.c.Step(run, idle)
-		switch r.Kind {
+		switch r := w.c.Step(run, idle); r.Kind {
 		case core.Ran:
 		case core.NoWork:
 			if r.Yield {
@@ -182,25 +198,31 @@ func (w *Worker[T, S]) loop() {
 			}
 		case core.Park:
 			if w.c.PrepareParking() {
-				if e.cfg.ParkTimeout > 0 {
-					if timer == nil {
-						timer = time.NewTimer(e.cfg.ParkTimeout)
-					} else {
-						timer.Reset(e.cfg.ParkTimeout)
-					}
-					select {
-					case <-w.park:
-					case <-timer.C:
-					}
-					timer.Stop()
-				} else {
-					<-w.park
-				}
+				w.block()
 				w.c.Unparked()
 			}
 		case core.Exit:
 			w.c.Exit()
-			return
+			return true
 		}
 	}
+}
+
+// block waits for a wake permit, or for ParkTimeout if one is set.
+func (w *Worker[T, S]) block() {
+	d := w.exec.cfg.ParkTimeout
+	if d <= 0 {
+		<-w.park
+		return
+	}
+	if w.timer == nil {
+		w.timer = time.NewTimer(d)
+	} else {
+		w.timer.Reset(d)
+	}
+	select {
+	case <-w.park:
+	case <-w.timer.C:
+	}
+	w.timer.Stop()
 }

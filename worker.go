@@ -1,6 +1,10 @@
 package spindle
 
-import "github.com/spindle-go/spindle/internal/core"
+import (
+	"time"
+
+	"github.com/spindle-go/spindle/internal/core"
+)
 
 // Worker is the context a task runs in: the worker's index, its scratch
 // state, and the cheapest ways to spawn more work. A *Worker is valid only
@@ -9,9 +13,10 @@ type Worker[T, S any] struct {
 	ID      int // 0 <= ID < Config.Workers
 	Scratch S   // owned by this worker; no locking needed
 
-	c    *core.Worker[T]
-	exec *Executor[T, S]
-	park chan struct{}
+	c     *core.Worker[T]
+	exec  *Executor[T, S]
+	park  chan struct{}
+	timer *time.Timer // for ParkTimeout; made on first use
 }
 
 // Spawn queues task on this worker. It is the cheapest way to spawn: the

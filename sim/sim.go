@@ -317,7 +317,7 @@ func (s *simulation) workerStep(i int) {
 		w.Unparked()
 		s.state[i] = wRunnable
 	}
-	r := w.Step(s.runs[i], idle{s.c.SpinRounds})
+	r := w.StepRecover(s.runs[i], idle{s.c.SpinRounds})
 	switch r.Kind {
 	case core.Ran:
 		s.completed++

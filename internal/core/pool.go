@@ -64,7 +64,8 @@ type Pool[T any] struct {
 	panicStack []byte
 	panicked   atomic.Bool
 
-	cfg Config
+	tracing bool // cfg.Tracer != nil, as one byte to test per task
+	cfg     Config
 }
 
 // NewPool builds the shared state and one Worker per configured worker.
@@ -83,6 +84,7 @@ func NewPool[T any](cfg Config) (*Pool[T], []*Worker[T]) {
 		idle: deque.NewBitmask(cfg.Workers),
 		cfg:  cfg,
 	}
+	p.tracing = cfg.Tracer != nil
 	p.State.Init()
 	ws := make([]*Worker[T], cfg.Workers)
 	if !cfg.Shared {
@@ -245,7 +247,7 @@ func (p *Pool[T]) wakeN(n int) {
 }
 
 func (p *Pool[T]) trace(ev Event) {
-	if p.cfg.Tracer != nil {
+	if p.tracing {
 		p.cfg.Tracer.Trace(ev)
 	}
 }

@@ -102,6 +102,7 @@ type Worker[T any] struct {
 	tick       uint32
 	rng        uint64
 	spinning   bool
+	running    bool // inside run(t): a panic now is the task's
 	idleRounds int
 	batch      []T
 	// owed counts finished tasks whose units have not yet been subtracted
@@ -370,15 +371,16 @@ func (w *Worker[T]) Step(run func(T), idle IdlePolicy) Result {
 		w.stopSpinning(true)
 	}
 	w.C.TasksRun++
-	p.trace(Event{Kind: EvRun, Worker: w.ID, Source: src, Victim: victim})
-	if val, stack, panicked := runTask(run, t); panicked {
-		var zero T
-		w.next, w.hasNext = zero, false
-		p.recordPanic(val, stack)
-		w.owed++
-		w.settle()
-		return Result{Kind: Ran, Source: src, Victim: victim, Panicked: true}
+	if p.tracing {
+		p.trace(Event{Kind: EvRun, Worker: w.ID, Source: src, Victim: victim})
 	}
+	// No defer here: a deferred recover per task costs more than the rest of
+	// the step. A panic unwinds to the caller's recover (once per worker
+	// loop, or StepRecover), which hands it to TaskPanicked; running tells
+	// it that the panic came from the task and not from the policy.
+	w.running = true
+	run(t)
+	w.running = false
 	if !w.hasNext { // else the task's unit passes to the task in the next slot
 		w.owed++
 		if w.owed >= maxOwed {
@@ -389,6 +391,38 @@ func (w *Worker[T]) Step(run func(T), idle IdlePolicy) Result {
 		w.Publish()
 	}
 	return Result{Kind: Ran, Source: src, Victim: victim}
+}
+
+// TaskPanicked does the bookkeeping for a task that panicked inside Step:
+// the task's unit is released, the first panic is recorded, and the run is
+// shut down. It reports false if no task was running, meaning the panic came
+// from the policy itself and the caller must re-raise it.
+func (w *Worker[T]) TaskPanicked(val any, stack []byte) bool {
+	if !w.running {
+		return false
+	}
+	w.running = false
+	var zero T
+	w.next, w.hasNext = zero, false
+	w.pool.recordPanic(val, stack)
+	w.owed++
+	w.settle()
+	return true
+}
+
+// StepRecover is Step with the task's panic recovered and handed to
+// TaskPanicked; the result then has Panicked set.
+func (w *Worker[T]) StepRecover(run func(T), idle IdlePolicy) (r Result) {
+	defer func() {
+		if w.running {
+			v := recover()
+			if !w.TaskPanicked(v, debug.Stack()) {
+				panic(v)
+			}
+			r = Result{Kind: Ran, Panicked: true}
+		}
+	}()
+	return w.Step(run, idle)
 }
 
 // maxClaim bounds how many tasks a worker takes from its own ring at once.
@@ -408,20 +442,6 @@ func (w *Worker[T]) settle() {
 	if w.pool.State.Done(n) {
 		w.pool.finish()
 	}
-}
-
-// runTask runs one task and converts a panic into a value and a stack.
-func runTask[T any](run func(T), t T) (val any, stack []byte, panicked bool) {
-	defer func() {
-		if panicked {
-			val = recover()
-			stack = debug.Stack()
-		}
-	}()
-	panicked = true
-	run(t)
-	panicked = false
-	return
 }
 
 // stopSpinning leaves the searching state. If the worker found work and was
