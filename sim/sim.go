@@ -202,6 +202,9 @@ func runWith(c Case, waker func(*simulation) core.Waker) (Result, error) {
 // execute is the body of every simulated task: record the run, then spawn
 // children as the case's shape RNG decides.
 func (s *simulation) execute(w *core.Worker[int], id int) {
+	// A task completes when its body returns (or panics), inside Step: the
+	// worker may release the units, and end the run, before Step returns.
+	defer func() { s.completed++ }()
 	s.ran[id]++
 	s.trace = append(s.trace, fmt.Sprintf("w%d exec %d", w.ID, id))
 	if id == s.panicID {
@@ -319,8 +322,6 @@ func (s *simulation) workerStep(i int) {
 	}
 	r := w.StepRecover(s.runs[i], idle{s.c.SpinRounds})
 	switch r.Kind {
-	case core.Ran:
-		s.completed++
 	case core.Park:
 		if w.PrepareParking() {
 			s.state[i] = wParked
