@@ -155,8 +155,10 @@ func (w *Worker[T, S]) main(scratch func(int) S, ready chan<- struct{}) {
 	labels := pprof.Labels("spindle.worker", strconv.Itoa(w.ID))
 	pprof.Do(context.Background(), labels, func(context.Context) {
 		if w.exec.cfg.PinThreads {
+			// Never unlocked: the goroutine exits locked, so the runtime
+			// terminates the thread instead of handing a thread narrowed to
+			// one CPU to unrelated goroutines.
 			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
 			pinToCore(w.ID)
 		}
 		if scratch != nil {
