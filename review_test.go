@@ -1,6 +1,7 @@
 package spindle
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 	"testing"
@@ -48,5 +49,33 @@ func TestPinThreadsLeavesNoPinnedThreadBehind(t *testing.T) {
 		if narrowed > 0 {
 			t.Fatalf("round %d: %d goroutines ran on a thread narrowed below the process's %d CPUs", round, narrowed, want)
 		}
+	}
+}
+
+// TestAbandonedCountsTheNextSlotOfAPanickingTask checks the accounting after
+// a panic: a task that spawned one child (into its next slot) and then
+// panicked leaves that child accepted but never run, so Join must count it in
+// Metrics.Abandoned (ran + abandoned == accepted).
+func TestAbandonedCountsTheNextSlotOfAPanickingTask(t *testing.T) {
+	for _, q := range []QueueStrategy{PerWorker, Shared} {
+		t.Run(q.String(), func(t *testing.T) {
+			e := New(Config{Workers: 1, Queue: q}, nil, func(id int, w *Worker[int, noScratch]) {
+				if id == 0 {
+					w.Spawn(1)
+					panic("boom")
+				}
+			})
+			if err := e.Spawn(0); err != nil {
+				t.Fatal(err)
+			}
+			m, err := e.Join()
+			var pe *PanicError
+			if !errors.As(err, &pe) {
+				t.Fatalf("Join error %v, want *PanicError", err)
+			}
+			if m.Total.TasksRun != 1 || m.Abandoned != 1 {
+				t.Fatalf("ran %d, abandoned %d; want 1 and 1 of 2 accepted", m.Total.TasksRun, m.Abandoned)
+			}
+		})
 	}
 }

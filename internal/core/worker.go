@@ -394,18 +394,24 @@ func (w *Worker[T]) Step(run func(T), idle IdlePolicy) Result {
 }
 
 // TaskPanicked does the bookkeeping for a task that panicked inside Step:
-// the task's unit is released, the first panic is recorded, and the run is
-// shut down. It reports false if no task was running, meaning the panic came
+// the first panic is recorded, the run is shut down, and the task's unit is
+// released (unless a task it spawned into the next slot inherited it: that
+// task is abandoned and keeps the unit, so it counts as abandoned). It reports false if no task was running, meaning the panic came
 // from the policy itself and the caller must re-raise it.
 func (w *Worker[T]) TaskPanicked(val any, stack []byte) bool {
 	if !w.running {
 		return false
 	}
 	w.running = false
-	var zero T
-	w.next, w.hasNext = zero, false
 	w.pool.recordPanic(val, stack)
-	w.owed++
+	if w.hasNext {
+		// The task in the next slot inherited the unit and is abandoned
+		// with it, so Join counts it in Abandoned; drop it for the GC.
+		var zero T
+		w.next, w.hasNext = zero, false
+	} else {
+		w.owed++
+	}
 	w.settle()
 	return true
 }
