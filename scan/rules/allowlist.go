@@ -18,7 +18,7 @@ import (
 type allowlist struct {
 	and       bool
 	commits   bool // has commits: such AND allowlists never pass here
-	paths     matcher
+	paths     *pathRegex
 	regexes   matcher
 	target    string // "secret", "match" or "line"
 	stopCheck bool   // has stop words
@@ -38,7 +38,7 @@ func compileAllowlist(a Allowlist, global bool) (*allowlist, string) {
 	}
 	var err error
 	if len(a.Paths) > 0 {
-		if c.paths, err = compileRegex(joinAlternatives(a.Paths)); err != nil {
+		if c.paths, err = compilePathRegex(joinAlternatives(a.Paths)); err != nil {
 			return nil, "invalid path regex: " + regexErrText(err)
 		}
 	}

@@ -237,3 +237,82 @@ func BenchmarkScanParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompile measures Compile on the built-in rules and on gitleaks'
+// config, with the per-rule engine choice (auto) and with the standard
+// library only. Under -race it shows what other packages' tests pay for
+// each detector they compile.
+func BenchmarkCompile(b *testing.B) {
+	gl, err := os.ReadFile(gitleaksConfigPath())
+	if err != nil {
+		b.Skipf("gitleaks' config is not in the module cache: %v", err)
+	}
+	glCfg, err := Parse(gl, "gitleaks.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range []struct {
+		name string
+		e    engine
+	}{{"auto", engineAuto}, {"stdlib", engineStdlib}} {
+		for _, cfg := range []struct {
+			name string
+			cfg  *Config
+		}{{"default", Default()}, {"gitleaks", glCfg}} {
+			b.Run("engine="+e.name+"/rules="+cfg.name, func(b *testing.B) {
+				saved := ruleEngine
+				ruleEngine = e.e
+				defer func() { ruleEngine = saved }()
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := Compile(cfg.cfg); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSkipPath measures the global path allowlist check on the paths
+// of the Go source tree, with gitleaks' config: the prefiltered split
+// regex Detector.SkipPath uses, and the standard library's regex as
+// written (what gitleaks runs).
+func BenchmarkSkipPath(b *testing.B) {
+	d := gitleaksDetector(b)
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		b.Skip(err)
+	}
+	var paths []string
+	filepath.WalkDir(filepath.Join(strings.TrimSpace(string(out)), "src"), func(p string, _ fs.DirEntry, err error) error {
+		if err == nil {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	run := func(b *testing.B, skip func(string) bool) {
+		b.ReportAllocs()
+		skipped := 0
+		for b.Loop() {
+			for _, p := range paths {
+				if skip(p) {
+					skipped++
+				}
+			}
+		}
+		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*len(paths)), "ns/path")
+		b.ReportMetric(float64(skipped)/float64(b.N), "skipped/op")
+	}
+	b.Run("impl=prefilter", func(b *testing.B) { run(b, d.SkipPath) })
+	b.Run("impl=stdlib", func(b *testing.B) {
+		run(b, func(p string) bool {
+			for _, a := range d.global {
+				if a.paths != nil && a.paths.full.MatchString(p) {
+					return true
+				}
+			}
+			return false
+		})
+	})
+}

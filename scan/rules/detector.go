@@ -63,7 +63,7 @@ type rule struct {
 	// library only on invalid UTF-8, so fast is used only on valid text.
 	// Both are nil for a path-only rule.
 	std, fast  [4]matcher
-	path       matcher
+	path       *pathRegex
 	group      int
 	entropy    float64
 	allow      []*allowlist
@@ -138,7 +138,7 @@ func Compile(cfg *Config) (*Detector, error) {
 		}
 		if cr.Path != "" {
 			var err error
-			if r.path, err = compileRegex(cr.Path); err != nil {
+			if r.path, err = compilePathRegex(cr.Path); err != nil {
 				return nil, fail(cr.ID, "invalid path regex: "+regexErrText(err))
 			}
 		}
