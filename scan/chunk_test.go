@@ -3,7 +3,6 @@ package scan
 import (
 	"bytes"
 	"context"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spindle-go/spindle/scan/archive"
 	"github.com/spindle-go/spindle/scan/report"
 )
 
@@ -51,39 +51,30 @@ func plantedData(seed uint64, n int, chunkSizes []int) []byte {
 }
 
 // scanFile writes data to a file and scans it with the given geometry,
-// through the Fetch chain or, if stream, through scanStream (the path
-// archive members take).
+// through the Fetch chain or, if stream, as the one member of a gzip
+// stream (the path archive members take: a stream of unknown size read in
+// the archive's Enumerate task, its chunks handed to Scan tasks). A gzip
+// stream of a plain file keeps the file's name, so the findings are named
+// as the file's would be.
 func scanFile(t testing.TB, data []byte, chunkSize, workers, buffers int, stream bool) []key {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.txt")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	content := data
+	if stream {
+		content = gzipOf(t, data)
+	}
+	if err := os.WriteFile(path, content, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var found []key
 	opts := Options{
 		Detector: newFake(), ChunkSize: chunkSize, Workers: workers, Buffers: buffers,
-		ScanBinary: true, ArchiveDepth: 1,
+		ScanBinary: true, ArchiveDepth: 1, Archive: archive.Limits{MaxRatio: -1},
 	}
 	e := newEngine(opts.withDefaults())
 	e.s.OnFinding = func(f report.Finding) { found = append(found, keyOf(f)) }
 	e.s.OnWarning = func(w Warning) { t.Errorf("warning: %v", w) }
-	if stream {
-		// Every file is handed to the archive seam, which scans it as a
-		// stream of unknown size: the path archive members take.
-		e.archive = func(ws *workerState, o *object, _ []byte) bool {
-			f, err := os.Open(o.path)
-			if err != nil {
-				t.Error(err)
-				return true
-			}
-			defer f.Close()
-			if err := e.scanStream(ws, o.path, struct{ io.Reader }{f}, -1); err != nil {
-				t.Error(err)
-			}
-			return true
-		}
-	}
 	st, err := e.scan(context.Background(), []string{path})
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +103,7 @@ func TestChunkedScanEqualsWholeBuffer(t *testing.T) {
 			{"2workers", 2, 8, false},
 			{"no-shared-buffers", 2, 0, false},
 			{"stream", 1, 0, true},
+			{"stream-2workers", 2, 8, true},
 		} {
 			t.Run(geo.name+"/"+itoa(cs), func(t *testing.T) {
 				got := scanFile(t, data, cs, geo.workers, geo.buffers, geo.stream)
@@ -178,14 +170,14 @@ func FuzzChunkedEqualsWhole(f *testing.F) {
 }
 
 // scanInMemory scans data as one object of the given size (negative:
-// unknown) through scanStream, on a worker state of its own.
+// unknown) through streamChunks, inline, on a worker state of its own.
 func scanInMemory(t testing.TB, data []byte, chunkSize int, size int64) []key {
 	t.Helper()
 	var found []key
 	e := newEngine(Options{Detector: newFake(), ChunkSize: chunkSize, ScanBinary: true, Workers: 1}.withDefaults())
 	e.s.OnFinding = func(f report.Finding) { found = append(found, keyOf(f)) }
 	ws := e.newWorker(0)
-	if err := e.scanStream(ws, "", bytes.NewReader(data), size); err != nil {
+	if err := e.streamChunks(nil, ws, newObject(""), bytes.NewReader(data), size); err != nil {
 		t.Fatal(err)
 	}
 	if ws.c.bytesScanned != int64(len(data)) {

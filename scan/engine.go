@@ -38,6 +38,8 @@ func Scan(ctx context.Context, opts Options, paths ...string) (Stats, error) {
 func (e *engine) scan(ctx context.Context, paths []string) (Stats, error) {
 	start := time.Now()
 	e.ctx = ctx
+	e.walkCtx, e.cancel = context.WithCancel(ctx)
+	defer e.cancel()
 	e.exec = spindle.New(spindle.Config{Workers: e.s.Workers}, e.newWorker, e.run)
 	roots := &dirJob{roots: make([]string, len(paths))}
 	for i, p := range paths {
@@ -84,15 +86,11 @@ type engine struct {
 	warnings atomic.Int64
 	findings atomic.Int64
 
-	// archive is the seam for scan/archive. When set and ArchiveDepth > 0,
-	// the first Fetch of every file calls it with the file's first bytes
-	// (up to a chunk); if it returns true, it has taken the object over:
-	// it checked archive.Detect(head) != archive.None, walked the archive
-	// with Root.Walk over io.NewSectionReader(o.f, 0, o.size) (o.f reads
-	// with pread, so the chunk already read does not move it), scanned
-	// each member's stream with scanStream(ws, m.Name, r, -1), and the
-	// Fetch only drops its reference. Nil until archives are wired in.
-	archive func(ws *workerState, o *object, head []byte) bool
+	// walkCtx is ctx for the archive walks, cancelled by abort, so that a
+	// walk in progress (which polls its context, not stop) ends at its
+	// next read when the scan stops: the seed's run-wide abort.
+	walkCtx context.Context
+	cancel  context.CancelFunc
 
 	wmu     sync.Mutex
 	workers []*workerState // for the final stats, appended as workers start
@@ -112,7 +110,7 @@ func newEngine(s settings) *engine {
 type taskKind uint8
 
 const (
-	kindEnumerate taskKind = iota // list a directory (or the roots), admit its files
+	kindEnumerate taskKind = iota // list a directory (or the roots) and admit its files, or walk an archive
 	kindFetch                     // read an object's next chunk
 	kindScan                      // match a chunk that a Fetch handed over
 	numKinds
@@ -122,8 +120,8 @@ const (
 // kind, copied through the rings without allocation.
 type task struct {
 	kind taskKind
-	dir  *dirJob // kindEnumerate
-	obj  *object // kindFetch, kindScan
+	dir  *dirJob // kindEnumerate of a directory
+	obj  *object // kindFetch, kindScan; kindEnumerate of an archive (dir nil)
 	c    *chunk  // kindScan: a pooled buffer, owned by the task
 }
 
@@ -145,6 +143,7 @@ type counters struct {
 	backpressure, inline    int64
 	bytesRead, bytesScanned int64
 	files, dirs             int64
+	archives, members       int64
 	skipped                 [numSkips]int64
 }
 
@@ -159,10 +158,12 @@ const (
 	skipSymlink
 	skipSpecial
 	skipGit
+	skipBudget
+	skipUnsupported
 	numSkips
 )
 
-var skipNames = [numSkips]string{SkipBinary, SkipSize, SkipIgnored, SkipAllowlist, SkipSymlink, SkipSpecial, SkipGit}
+var skipNames = [numSkips]string{SkipBinary, SkipSize, SkipIgnored, SkipAllowlist, SkipSymlink, SkipSpecial, SkipGit, SkipBudget, SkipUnsupported}
 
 func (e *engine) newWorker(int) *workerState {
 	ws := &workerState{
@@ -182,7 +183,11 @@ func (e *engine) run(t task, w *worker) {
 	start := time.Now()
 	switch t.kind {
 	case kindEnumerate:
-		e.enumerate(w, t.dir)
+		if t.dir == nil {
+			e.walkArchive(w, t.obj)
+		} else {
+			e.enumerate(w, t.dir)
+		}
 	case kindFetch:
 		e.fetch(w, t.obj)
 	case kindScan:
@@ -220,6 +225,9 @@ func (e *engine) abort(err error) {
 	}
 	e.mu.Unlock()
 	e.stop.Store(true)
+	if e.cancel != nil {
+		e.cancel()
+	}
 }
 
 func (e *engine) failure() error {
@@ -274,6 +282,8 @@ func (e *engine) stats(m spindle.Metrics, d time.Duration) Stats {
 		c := &ws.c
 		st.Files += c.files
 		st.Dirs += c.dirs
+		st.Archives += c.archives
+		st.Members += c.members
 		st.Bytes += c.bytesScanned
 		st.Phases.Backpressure += c.backpressure
 		st.Phases.InlineScans += c.inline

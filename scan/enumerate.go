@@ -5,6 +5,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/spindle-go/spindle/scan/archive"
 )
 
 // dirBatch is how many directory entries one Enumerate task reads and
@@ -28,6 +30,7 @@ type dirJob struct {
 	ents  []fs.DirEntry // read, not yet dispatched
 	ign   *ignoreLevel  // ignore rules for the entries of path (Gitignore)
 	anc   *ancestor     // identities of path and its ancestors (FollowSymlinks)
+	root  *archive.Root // archive budgets of the scan root path is under; nil with archives off
 	// permit is a frontier permit handed to this job when it was woken
 	// from the wait list. The job spends it on its next file or, if it
 	// has none, gives it back before its task ends.
@@ -168,10 +171,12 @@ func (e *engine) openDir(w *worker, j *dirJob) bool {
 
 // rootEntry is a path given to Scan, stat'ed (links followed: a root named
 // by the user is always entered) and presented as a directory entry whose
-// name is the whole path.
+// name is the whole path. Each root has archive budgets of its own
+// (Limits.MaxRootBytes), which everything under it shares.
 type rootEntry struct {
 	fs.DirEntry
 	path string
+	root *archive.Root
 }
 
 func (r rootEntry) Name() string { return r.path }
@@ -183,7 +188,11 @@ func (e *engine) statRoots(j *dirJob) {
 			e.warn(p, "stat", err)
 			continue
 		}
-		j.ents = append(j.ents, rootEntry{DirEntry: fs.FileInfoToDirEntry(fi), path: p})
+		re := rootEntry{DirEntry: fs.FileInfoToDirEntry(fi), path: p}
+		if e.s.ArchiveDepth > 0 {
+			re.root = archive.NewRoot(e.s.limits)
+		}
+		j.ents = append(j.ents, re)
 	}
 	j.roots = nil
 }
@@ -199,6 +208,10 @@ func (e *engine) dispatch(w *worker, j *dirJob, ent fs.DirEntry) bool {
 			return true // the scan is over
 		}
 		return skip
+	}
+	root := j.root
+	if re, ok := ent.(rootEntry); ok {
+		root = re.root
 	}
 	typ := ent.Type()
 	if typ&fs.ModeSymlink != 0 {
@@ -223,7 +236,7 @@ func (e *engine) dispatch(w *worker, j *dirJob, ent fs.DirEntry) bool {
 		case skipPath():
 			ws.c.skipped[skipAllowlist]++
 		default:
-			w.Spawn(task{kind: kindEnumerate, dir: &dirJob{path: path, ign: j.ign, anc: j.anc}})
+			w.Spawn(task{kind: kindEnumerate, dir: &dirJob{path: path, ign: j.ign, anc: j.anc, root: root}})
 		}
 	case typ.IsRegular():
 		switch {
@@ -240,7 +253,9 @@ func (e *engine) dispatch(w *worker, j *dirJob, ent fs.DirEntry) bool {
 			if p := e.s.Progress; p != nil {
 				p.Discovered.Add(1)
 			}
-			w.Spawn(task{kind: kindFetch, obj: newObject(path)})
+			o := newObject(path)
+			o.root = root
+			w.Spawn(task{kind: kindFetch, obj: o})
 		}
 	default:
 		ws.c.skipped[skipSpecial]++

@@ -3,8 +3,6 @@ package scan
 import (
 	"bytes"
 	"cmp"
-	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,7 +46,17 @@ func (e *engine) fetch(w *worker, o *object) {
 	if err != nil {
 		e.warn(o.path, "read", err)
 	}
-	if first && e.skipContent(ws, o, c, true) {
+	if first && err == nil && e.isArchive(o, c, last) {
+		if c.pooled {
+			e.pool.put(c)
+		}
+		// The archive's Enumerate task takes over this task's reference.
+		// It runs next on this worker (the LIFO slot): the walk reads the
+		// archive from its start, while the page cache still holds it.
+		w.Spawn(task{kind: kindEnumerate, obj: o})
+		return
+	}
+	if first && e.skipContent(ws, o, c) {
 		if c.pooled {
 			e.pool.put(c)
 		}
@@ -117,15 +125,11 @@ func (e *engine) open(w *worker, o *object) bool {
 	return true
 }
 
-// skipContent applies the checks that need the first chunk: archives (the
-// seam for scan/archive; not for archive members, whose nesting the archive
-// walker handles), binary content, and the path-only rules. It returns true
-// if the object is not to be scanned further.
-func (e *engine) skipContent(ws *workerState, o *object, c *chunk, archives bool) bool {
+// skipContent applies the checks that need the first chunk: binary
+// content, and the path-only rules. It returns true if the object is not to
+// be scanned further.
+func (e *engine) skipContent(ws *workerState, o *object, c *chunk) bool {
 	head := c.buf[:c.n]
-	if archives && e.s.ArchiveDepth > 0 && e.archive != nil && e.archive(ws, o, head) {
-		return true
-	}
 	if !e.s.ScanBinary && bytes.IndexByte(head[:min(len(head), BinaryProbe)], 0) >= 0 {
 		ws.c.skipped[skipBinary]++
 		o.closeFile()
@@ -254,48 +258,4 @@ func (l *locator) finding(path string, m Match) report.Finding {
 // fingerprint is the .gitleaksignore key of a finding: file:rule:line.
 func fingerprint(path, rule string, line int) string {
 	return path + ":" + rule + ":" + strconv.Itoa(line)
-}
-
-// scanStream scans r, an object that is a stream rather than a file of its
-// own (an archive member), chunk by chunk in the worker's own buffer. size
-// is the stream's length if known, else negative. It is the inline form of
-// the Fetch chain, with the same chunking and so the same findings, for
-// readers that are valid only during a call.
-func (e *engine) scanStream(ws *workerState, path string, r io.Reader, size int64) error {
-	o := newObject(path)
-	defer func() {
-		if o.st.carry != nil {
-			b := o.st.carry[:0]
-			carryPool.Put(&b)
-		}
-	}()
-	c := ws.own
-	for first := true; ; first = false {
-		if e.stopped() {
-			return nil
-		}
-		last, n, err := e.geo.next(c, &o.st, r, size)
-		ws.c.bytesRead += int64(n)
-		if first && e.skipContent(ws, o, c, false) {
-			return err
-		}
-		if first {
-			ws.c.files++
-			if p := e.s.Progress; p != nil {
-				p.Files.Add(1)
-			}
-		}
-		ws.c.bytesScanned += int64(n)
-		if p := e.s.Progress; p != nil {
-			p.Bytes.Add(int64(n))
-		}
-		ws.c.inline++
-		e.scanChunk(ws, o, c)
-		if err != nil {
-			return fmt.Errorf("scan: read %s: %w", path, err)
-		}
-		if last {
-			return nil
-		}
-	}
 }

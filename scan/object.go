@@ -3,6 +3,8 @@ package scan
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/spindle-go/spindle/scan/archive"
 )
 
 // object is a file admitted by the frontier: the ObjectCtx of the task
@@ -10,13 +12,22 @@ import (
 // finishes.
 //
 // refs counts the tasks that hold the object: the Fetch chain holds one
-// reference (each Fetch passes it to the next), and every Scan task spawned
-// for one of its chunks holds one more. The task that drops refs to zero
-// releases the permit, so the permit is released exactly once, and only
-// after every task that touches the object is done.
+// reference (each Fetch passes it to the next, and the first Fetch of an
+// archive passes it to the archive's Enumerate task), and every Scan task
+// spawned for one of its chunks holds one more. The task that drops refs
+// to zero releases the permit, so the permit is released exactly once, and
+// only after every task that touches the object is done.
+//
+// An archive member is an object too, with parent set to its archive and
+// no permit of its own: the archive's permit covers all its members. A
+// member holds one reference to its parent from creation until its own
+// refs reach zero, so the archive's permit outlives every Scan task of
+// every member.
 type object struct {
-	path string
-	refs atomic.Int32
+	path   string
+	refs   atomic.Int32
+	parent *object       // the archive, for a member; nil for a file
+	root   *archive.Root // the budgets of the scan root the file is under; nil with archives off
 
 	// Owned by the Fetch chain (one Fetch at a time, each spawned by the
 	// previous one, so spawn orders their accesses).
@@ -33,6 +44,15 @@ func newObject(path string) *object {
 	o := &object{path: path}
 	o.refs.Store(1)
 	o.st.line = 1
+	return o
+}
+
+// newMember returns the object of a member of archive parent, holding a
+// reference to it.
+func newMember(parent *object, name string) *object {
+	parent.acquire()
+	o := newObject(name)
+	o.parent = parent
 	return o
 }
 
@@ -59,13 +79,21 @@ func (o *object) closeFile() {
 
 // done is called by the holder of the last reference: it frees what the
 // object holds and returns the permit, which goes to a parked Enumerate
-// task if one waits (releasePermit).
+// task if one waits (releasePermit). A member returns its reference to its
+// archive instead.
 func (e *engine) done(w *worker, o *object) {
 	o.closeFile()
 	if o.st.carry != nil {
 		b := o.st.carry[:0]
 		carryPool.Put(&b)
 		o.st.carry = nil
+	}
+	if o.parent != nil {
+		if o.scanned {
+			w.Scratch.c.members++
+		}
+		e.drop(w, o.parent)
+		return
 	}
 	if o.scanned {
 		w.Scratch.c.files++

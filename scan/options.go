@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spindle-go/spindle"
+	"github.com/spindle-go/spindle/scan/archive"
 	"github.com/spindle-go/spindle/scan/report"
 )
 
@@ -49,10 +50,23 @@ type Options struct {
 	FailFast bool
 	// MaxFileSize skips files larger than this many bytes; 0 means no limit.
 	MaxFileSize int64
-	// ArchiveDepth is how many levels of nested archives are opened; 0
-	// turns archives off. Default 3. (Archive members are scanned once the
-	// scan/archive walker is wired in; see doc.go.)
+	// ArchiveDepth is how many levels of nested archives are opened: 1
+	// scans the members of archives found on disk, 2 the members of
+	// archives inside those too, and so on. 0, the zero value, turns
+	// archives off, and an archive is then a file like any other: binary,
+	// so skipped unless ScanBinary. DefaultArchiveDepth (3) is what the
+	// command uses.
 	ArchiveDepth int
+	// Archive holds the archive budgets (see archive.Limits): entries per
+	// archive, decoded bytes per member, per archive and per scan root,
+	// inflation ratio, time per archive, decoder window, and where and how
+	// much of a nested zip is spooled. A zero field takes its default
+	// (archive.DefaultLimits), a negative one means no limit; MaxDepth is
+	// ignored, ArchiveDepth sets it. A budget hit skips the rest of that
+	// archive with a warning that names the archive and the budget, or,
+	// with Archive.FailOnBudget, ends the scan with that warning as its
+	// error.
+	Archive archive.Limits
 
 	// Detector holds the rules. Required.
 	Detector Detector
@@ -79,10 +93,15 @@ type Fingerprints interface {
 
 // Warning is a problem that did not stop the scan: a file that could not be
 // opened or read, a directory that could not be listed, a dangling link, a
-// symlink loop. With Options.FailFast the first one stops it.
+// symlink loop, a broken archive, an encrypted archive member, an archive
+// budget hit. With Options.FailFast the first one stops it.
+//
+// An archive warning has Op "archive", the archive's or the member's full
+// name as Path ("a.tar.gz!inner.zip"), and an Err that unwraps to an
+// *archive.BudgetError or an *archive.FormatError.
 type Warning struct {
-	Path string // the file or directory concerned
-	Op   string // what failed: "open", "read", "readdir", "stat", "symlink loop", ...
+	Path string // the file, directory or archive member concerned
+	Op   string // what failed: "open", "read", "readdir", "stat", "follow", "archive", ...
 	Err  error
 }
 
@@ -100,13 +119,23 @@ const (
 	SkipSymlink   = "symlink"   // a link, and FollowSymlinks is off
 	SkipSpecial   = "special"   // a device, FIFO or socket
 	SkipGit       = "git"       // a .git directory
+	// SkipBudget counts archive budget hits: each skipped the rest of an
+	// archive (or, for the depth budget, a nested archive), and each is
+	// also a Warning.
+	SkipBudget = "archive-budget"
+	// SkipUnsupported counts archive members not read because they are
+	// encrypted or use an unsupported compression method; each is also a
+	// Warning.
+	SkipUnsupported = "unsupported"
 )
 
 // Stats describe a finished scan.
 type Stats struct {
-	Files    int64            // files scanned
+	Files    int64            // files scanned, archives included
 	Dirs     int64            // directories listed
-	Bytes    int64            // bytes scanned, each byte once (overlap not counted)
+	Archives int64            // files opened as archives (nested archives not counted)
+	Members  int64            // archive members scanned, at every depth
+	Bytes    int64            // bytes scanned, each byte once (overlap not counted); decoded bytes for archive members
 	Skipped  map[string]int64 // files and directories skipped, by reason (Skip*)
 	Warnings int64
 	Findings int64
@@ -125,7 +154,8 @@ type Phases struct {
 	// chunk was the object's last, or because no shared buffer was free.
 	InlineScans int64
 	// BytesRead counts bytes read from storage, which excludes the overlap
-	// (it is copied, not re-read).
+	// (it is copied, not re-read). An archive's first chunk is read twice:
+	// once to recognise it, once by the archive walker.
 	BytesRead int64
 }
 
@@ -139,7 +169,7 @@ type Phase struct {
 // atomic adds. The zero value is ready; pass a pointer in Options.
 type Progress struct {
 	Discovered atomic.Int64 // objects admitted by the frontier
-	Files      atomic.Int64 // objects finished
+	Files      atomic.Int64 // objects finished (files; archive members are not objects of their own)
 	Bytes      atomic.Int64 // bytes scanned
 	Findings   atomic.Int64
 	Warnings   atomic.Int64
@@ -149,8 +179,9 @@ type Progress struct {
 // settings are Options with defaults applied and the geometry derived.
 type settings struct {
 	Options
-	window  int // detector window W
-	overlap int // bytes carried into the next chunk: 2W
+	window  int            // detector window W
+	overlap int            // bytes carried into the next chunk: 2W
+	limits  archive.Limits // Archive with MaxDepth = ArchiveDepth
 }
 
 func (o Options) withDefaults() settings {
@@ -170,7 +201,8 @@ func (o Options) withDefaults() settings {
 		o.MaxFileSize = 0
 	}
 	w := max(o.Detector.MaxWindow(), 0)
-	s := settings{Options: o, window: w, overlap: 2 * w}
+	s := settings{Options: o, window: w, overlap: 2 * w, limits: o.Archive}
+	s.limits.MaxDepth = o.ArchiveDepth
 	if s.ChunkSize <= 0 {
 		s.ChunkSize = DefaultChunkSize
 	}

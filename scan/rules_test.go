@@ -3,11 +3,11 @@ package scan
 import (
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/spindle-go/spindle/scan/report"
 	"github.com/spindle-go/spindle/scan/rules"
 )
 
@@ -43,7 +43,8 @@ func realisticSecrets(rng *rand.Rand, n int) []string {
 // built-in rules, not only the fake detector: a buffer of code-like lines
 // with realistic secrets, some straddling every chunk boundary, gives the
 // same findings (file, line, column, rule, secret) through the Fetch chain
-// at several chunk sizes as one detector call over the whole buffer.
+// and through the archive member path at several chunk sizes as one
+// detector call over the whole buffer.
 func TestChunkingWithDefaultRules(t *testing.T) {
 	if testing.Short() {
 		// Compiling the built-in rules takes tens of seconds under -race;
@@ -80,20 +81,24 @@ func TestChunkingWithDefaultRules(t *testing.T) {
 	if len(want) < 200 {
 		t.Fatalf("the whole-buffer scan found only %d secrets", len(want))
 	}
+	// The same bytes as a file (the Fetch chain) and as the member of a
+	// gzip stream (the archive path), at each chunk size.
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"app.cfg": b.String(), "z/app.cfg": string(gzipOf(t, data))})
 	sizes := []int{2 * det.MaxWindow(), 100_000, DefaultChunkSize}
 	for _, cs := range sizes {
-		e := newEngine(Options{Detector: d, ChunkSize: cs, Workers: 1}.withDefaults())
-		var got []key
-		e.s.OnFinding = func(f report.Finding) {
-			got = append(got, key{"app.cfg", f.RuleID, f.Line, f.Column, 0, 0, f.Secret})
-		}
-		ws := e.newWorker(0)
-		if err := e.scanStream(ws, "app.cfg", strings.NewReader(b.String()), int64(len(data))); err != nil {
-			t.Fatal(err)
-		}
-		slices.SortFunc(got, compareKeys)
-		if !slices.Equal(got, want) {
-			t.Errorf("chunk size %d: %d findings, whole buffer %d\n%s", cs, len(got), len(want), diffKeys(got, want))
+		for _, name := range []string{"app.cfg", "z/app.cfg"} {
+			found, warns, _, err := collect(t, Options{Detector: d, ChunkSize: cs, Workers: 2, ArchiveDepth: 1}, filepath.Join(dir, name))
+			if err != nil || len(warns) > 0 {
+				t.Fatalf("%s: err %v, warnings %v", name, err, warns)
+			}
+			got := make([]key, len(found))
+			for i, k := range found {
+				got[i] = key{"app.cfg", k.Rule, k.Line, k.Column, 0, 0, k.Secret}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, chunk size %d: %d findings, whole buffer %d\n%s", name, cs, len(got), len(want), diffKeys(got, want))
+			}
 		}
 	}
 }

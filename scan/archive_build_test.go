@@ -1,0 +1,185 @@
+package scan
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	kgzip "github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+)
+
+// This file builds the archives the engine tests scan, in memory and at
+// run time, so that no archive with a planted secret is checked in (the
+// repository's own scan would find it) and each test states its input in
+// a line. bzip2 has no Go encoder: its samples are in testdata, made with
+// bzip2(1) from fake secrets (see bzip2Samples).
+
+// member is one file of an archive being built.
+type member struct {
+	name string
+	data string
+}
+
+func zipOf(t testing.TB, method uint16, files ...member) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := zip.NewWriter(&b)
+	for _, f := range files {
+		fw, err := w.CreateHeader(&zip.FileHeader{Name: f.name, Method: method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(fw, f.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func tarOf(t testing.TB, files ...member) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := tar.NewWriter(&b)
+	for _, f := range files {
+		if err := w.WriteHeader(&tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.data)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(w, f.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func gzipOf(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := kgzip.NewWriter(&b)
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func zstdOf(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := zstd.NewWriter(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func xzOf(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := xz.WriterConfig{DictCap: 1 << 20}.NewWriter(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// bzip2Samples are the checked-in bzip2 files, made with
+//
+//	printf 'line one\nline two\nkey=SECRET_000000000000000000000065\n' > app.env
+//	tar --format=ustar -cf - app.env | bzip2 -9 > testdata/secret.tar.bz2
+//	bzip2 -9 < app.env > testdata/app.env.bz2
+//
+// The secret is secret(100) (0x65 = 101), on line 3, column 5.
+var bzip2Samples = []string{"secret.tar.bz2", "app.env.bz2"}
+
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// zeroDeflate returns a raw deflate stream of mib MiB of zero bytes, at
+// about 1000:1, built in time proportional to its compressed size: once
+// the compressor's window is all zeros, each further flushed MiB
+// compresses to the same bytes, so the stream is the first MiB's output,
+// the steady MiB's output repeated, and the final block.
+func zeroDeflate(t testing.TB, mib int) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	w, err := flate.NewWriter(&out, flate.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros := make([]byte, 1<<20)
+	var chunks [3][]byte
+	for i := range chunks {
+		w.Write(zeros)
+		w.Flush()
+		chunks[i] = bytes.Clone(out.Bytes())
+		out.Reset()
+	}
+	w.Close()
+	tail := out.Bytes()
+	if !bytes.Equal(chunks[1], chunks[2]) {
+		t.Fatal("zeroDeflate: compressor output is not periodic")
+	}
+	s := bytes.Clone(chunks[0])
+	for range mib - 1 {
+		s = append(s, chunks[1]...)
+	}
+	return append(s, tail...)
+}
+
+// zipBomb returns a zip of n members, each mib MiB of zeros deflated (a
+// CRC of 0: a bomb is never read far enough for its CRC to be checked).
+func zipBomb(t testing.TB, n, mib int) []byte {
+	t.Helper()
+	data := zeroDeflate(t, mib)
+	var b bytes.Buffer
+	w := zip.NewWriter(&b)
+	for i := range n {
+		fw, err := w.CreateRaw(&zip.FileHeader{
+			Name: "zeros" + itoa(i) + ".txt", Method: zip.Deflate,
+			CompressedSize64: uint64(len(data)), UncompressedSize64: uint64(mib) << 20,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fw.Write(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
