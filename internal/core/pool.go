@@ -76,8 +76,8 @@ func NewPool[T any](cfg Config) (*Pool[T], []*Worker[T]) {
 	if cfg.StealTries < 1 {
 		cfg.StealTries = 1
 	}
-	if cfg.LocalCap < 2 {
-		cfg.LocalCap = 256
+	if cfg.LocalCap < 1 {
+		cfg.LocalCap = 256 // NewRing rounds any other value up to a power of two >= 2
 	}
 	p := &Pool[T]{
 		work: deque.NewBitmask(cfg.Workers),
