@@ -10,10 +10,13 @@ import (
 // owns the task it tried to spawn.
 var ErrClosed = errors.New("spindle: executor closed")
 
+// errGoexit is PanicError.Value when a task called runtime.Goexit.
+var errGoexit = errors.New("spindle: task called runtime.Goexit")
+
 // PanicError is Join's error when a task panicked. It carries the first panic
 // raised by any task; later panics are dropped.
 type PanicError struct {
-	Value any    // the value passed to panic
+	Value any    // the value passed to panic (an error saying so if the task called runtime.Goexit)
 	Stack []byte // the panicking goroutine's stack, from runtime/debug.Stack
 }
 

@@ -183,9 +183,16 @@ func (w *Worker[T, S]) steps() (exit bool) {
 	defer func() {
 		if !exit {
 			v := recover()
+			if v == nil {
+				// Only runtime.Goexit unwinds with nothing to recover
+				// (panic(nil) recovers a *runtime.PanicNilError).
+				v = errGoexit
+			}
 			if !w.c.TaskPanicked(v, debug.Stack()) {
 				panic(v) // a bug in the scheduler itself: do not hide it
 			}
+			// After a Goexit this goroutine ends here, without Exit.
+			w.c.Publish()
 		}
 	}()
 	// Converted to the interface once: a conversion per Step would allocate.

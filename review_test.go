@@ -226,3 +226,31 @@ func TestStressTreesProducersJoinShutdownPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestGoexitInATaskStopsTheRunWithExactMetrics checks a task that calls
+// runtime.Goexit (t.FailNow in a test helper does): the run stops as for a
+// panic, Join returns a *PanicError that says what happened instead of a nil
+// value, and Join's metrics are exact although the worker's goroutine is gone.
+func TestGoexitInATaskStopsTheRunWithExactMetrics(t *testing.T) {
+	const n = 40
+	e := New(Config{Workers: 1}, nil, func(id int, w *Worker[int, noScratch]) {
+		if id == n-1 {
+			runtime.Goexit()
+		}
+	})
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = i
+	}
+	if err := e.SpawnBatch(ids); err != nil {
+		t.Fatal(err)
+	}
+	m, err := e.Join()
+	var pe *PanicError
+	if !errors.As(err, &pe) || pe.Value == nil {
+		t.Fatalf("Join error %v, want a *PanicError with a value", err)
+	}
+	if m.Total.TasksRun == 0 || m.Total.TasksRun+m.Abandoned != n {
+		t.Fatalf("ran %d + abandoned %d, want %d with at least one run", m.Total.TasksRun, m.Abandoned, n)
+	}
+}
