@@ -133,7 +133,7 @@ func injectWorkload(n int) workload {
 // worker; the baseline is each goroutine starting the next.
 func chainWorkload(n int) workload {
 	return workload{
-		group: "executor", name: fmt.Sprintf("%s chained spawns", count(n)), unit: "task", units: n,
+		group: "executor", name: fmt.Sprintf("%s chained spawns, 1 worker", count(n)), unit: "task", units: n,
 		setup: func(int) ([]impl, func()) {
 			end := make(chan struct{}, 1)
 			e := spindle.New(spindle.Config{Workers: 1}, nil, func(k int, w *spindle.Worker[int, struct{}]) {
