@@ -91,7 +91,7 @@ func NewPool[T any](cfg Config) (*Pool[T], []*Worker[T]) {
 		p.rings = make([]*deque.Ring[T], cfg.Workers)
 	}
 	for i := range ws {
-		w := &Worker[T]{ID: i, pool: p, rng: seedFor(cfg.Seed, i)}
+		w := &Worker[T]{ID: i, pool: p, rng: seedFor(cfg.Seed, i), victims: seedFor(cfg.Seed, i)}
 		if !cfg.Shared {
 			p.rings[i] = deque.NewRing[T](cfg.LocalCap)
 			w.ring = p.rings[i]

@@ -100,7 +100,8 @@ type Worker[T any] struct {
 	cpos, cend int
 	hoard      int // ring pushes since this worker last woke a sibling
 	tick       uint32
-	rng        uint64
+	rng        uint64 // Rand's, for tasks
+	victims    uint64 // victim selection's: same seed, separate state
 	spinning   bool
 	running    bool // inside run(t): a panic now is the task's
 	idleRounds int
@@ -117,13 +118,17 @@ type Worker[T any] struct {
 }
 
 // Rand returns the next value of the worker's xorshift64* generator; the
-// sequence is fixed by the seed and worker index.
-func (w *Worker[T]) Rand() uint64 {
-	x := w.rng
+// sequence is fixed by the seed and worker index. Victim selection draws
+// from its own copy (victims), so the tasks' sequence does not depend on how
+// often the worker searched.
+func (w *Worker[T]) Rand() uint64 { return xorshift(&w.rng) }
+
+func xorshift(s *uint64) uint64 {
+	x := *s
 	x ^= x >> 12
 	x ^= x << 25
 	x ^= x >> 27
-	w.rng = x
+	*s = x
 	return x * 0x2545F4914F6CDD1D
 }
 
@@ -295,7 +300,7 @@ func (w *Worker[T]) steal() (t T, src Source, victim int, ok bool) {
 	if n == 1 {
 		return t, 0, -1, false
 	}
-	start := int(w.Rand() % uint64(n))
+	start := int(xorshift(&w.victims) % uint64(n))
 	for try := 0; try < p.cfg.StealTries; try++ {
 		v := p.work.Next(start)
 		if v == w.ID {
