@@ -19,7 +19,7 @@ import (
 // run time, so that no archive with a planted secret is checked in (the
 // repository's own scan would find it) and each test states its input in
 // a line. bzip2 has no Go encoder: its samples are in testdata, made with
-// bzip2(1) from fake secrets (see bzip2Samples).
+// bzip2(1) from fake secrets (see readTestdata).
 
 // member is one file of an archive being built.
 type member struct {
@@ -109,15 +109,15 @@ func xzOf(t testing.TB, data []byte) []byte {
 	return b.Bytes()
 }
 
-// bzip2Samples are the checked-in bzip2 files, made with
+// readTestdata reads a checked-in sample. The bzip2 ones were made with
 //
 //	printf 'line one\nline two\nkey=SECRET_000000000000000000000065\n' > app.env
 //	tar --format=ustar -cf - app.env | bzip2 -9 > testdata/secret.tar.bz2
 //	bzip2 -9 < app.env > testdata/app.env.bz2
 //
-// The secret is secret(100) (0x65 = 101), on line 3, column 5.
-var bzip2Samples = []string{"secret.tar.bz2", "app.env.bz2"}
-
+// (the secret is secret(100): 0x65 = 101), and the bombs zero1g.bz2,
+// zero1g.zst and zero256m.xz (1 GiB, 1 GiB and 256 MiB of zeros) with
+// bzip2 -9, zstd -19 and xz -9, as in scan/archive's testdata.
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
@@ -127,22 +127,22 @@ func readTestdata(t testing.TB, name string) []byte {
 	return b
 }
 
-// zeroDeflate returns a raw deflate stream of mib MiB of zero bytes, at
+// fillDeflate returns a raw deflate stream of mib MiB of the byte fill, at
 // about 1000:1, built in time proportional to its compressed size: once
-// the compressor's window is all zeros, each further flushed MiB
+// the compressor's window is all fill, each further flushed MiB
 // compresses to the same bytes, so the stream is the first MiB's output,
 // the steady MiB's output repeated, and the final block.
-func zeroDeflate(t testing.TB, mib int) []byte {
+func fillDeflate(t testing.TB, fill byte, mib int) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	w, err := flate.NewWriter(&out, flate.BestCompression)
 	if err != nil {
 		t.Fatal(err)
 	}
-	zeros := make([]byte, 1<<20)
+	block := bytes.Repeat([]byte{fill}, 1<<20)
 	var chunks [3][]byte
 	for i := range chunks {
-		w.Write(zeros)
+		w.Write(block)
 		w.Flush()
 		chunks[i] = bytes.Clone(out.Bytes())
 		out.Reset()
@@ -150,7 +150,7 @@ func zeroDeflate(t testing.TB, mib int) []byte {
 	w.Close()
 	tail := out.Bytes()
 	if !bytes.Equal(chunks[1], chunks[2]) {
-		t.Fatal("zeroDeflate: compressor output is not periodic")
+		t.Fatal("fillDeflate: compressor output is not periodic")
 	}
 	s := bytes.Clone(chunks[0])
 	for range mib - 1 {
@@ -159,16 +159,19 @@ func zeroDeflate(t testing.TB, mib int) []byte {
 	return append(s, tail...)
 }
 
-// zipBomb returns a zip of n members, each mib MiB of zeros deflated (a
-// CRC of 0: a bomb is never read far enough for its CRC to be checked).
-func zipBomb(t testing.TB, n, mib int) []byte {
+// zipBomb returns a zip of n members, each mib MiB of the byte fill
+// deflated (a CRC of 0: a bomb is never read far enough for its CRC to be
+// checked). A fill of 'a' makes a text bomb, which the scan must decode
+// until a budget stops it; a fill of 0 makes a binary one, which it skips
+// after the first chunk.
+func zipBomb(t testing.TB, fill byte, n, mib int) []byte {
 	t.Helper()
-	data := zeroDeflate(t, mib)
+	data := fillDeflate(t, fill, mib)
 	var b bytes.Buffer
 	w := zip.NewWriter(&b)
 	for i := range n {
 		fw, err := w.CreateRaw(&zip.FileHeader{
-			Name: "zeros" + itoa(i) + ".txt", Method: zip.Deflate,
+			Name: "bomb" + itoa(i) + ".txt", Method: zip.Deflate,
 			CompressedSize64: uint64(len(data)), UncompressedSize64: uint64(mib) << 20,
 		})
 		if err != nil {

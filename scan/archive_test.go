@@ -84,7 +84,7 @@ func formatTree(t testing.TB) []treeFile {
 		{"deep.zip", zipOf(t, zip.Deflate, member{"l1.tar", string(tarOf(t, member{"l2.tgz", string(gzipOf(t, tarOf(t, deep)))}))}),
 			[]member{{"l1.tar!l2.tgz!x.env", deep.data}}},
 		{"data.bin", zipOf(t, zip.Deflate, a2), []member{a2}}, // a zip by its magic, not its name
-		{"fake.gz", []byte(plain.data), []member{plain}},       // a gz by its name only: text
+		{"fake.gz", []byte(plain.data), []member{plain}},      // a gz by its name only: text
 		{"plain.txt", []byte(plain.data), []member{plain}},
 	}
 }
@@ -260,11 +260,11 @@ func TestArchiveMemberChunksAreSharedBetweenWorkers(t *testing.T) {
 	dir := t.TempDir()
 	var ms []member
 	for i := range 8 {
-		ms = append(ms, member{"m" + itoa(i) + ".txt", text(uint64(i), 40_000)})
+		ms = append(ms, member{"m" + itoa(i) + ".txt", string(plantedData(uint64(i), 12_000, []int{1024}))})
 	}
 	want := writeFiles(t, dir, []treeFile{{"big.tar.gz", gzipOf(t, tarOf(t, ms...)), ms}})
 	det := &sharingDetector{fakeDetector: newFake(), members: map[int]int{}}
-	found, warns, st, err := collect(t, Options{Detector: det, Workers: 3, ChunkSize: 4096, ArchiveDepth: 1}, dir)
+	found, warns, st, err := collect(t, Options{Detector: det, Workers: 3, ChunkSize: 1024, ArchiveDepth: 1}, dir)
 	if err != nil || len(warns) > 0 {
 		t.Fatalf("err %v, warnings %v", err, warns)
 	}
@@ -274,7 +274,7 @@ func TestArchiveMemberChunksAreSharedBetweenWorkers(t *testing.T) {
 	if st.Phases.Scan.Tasks == 0 || len(det.members) < 2 {
 		t.Errorf("%d Scan tasks, member chunks scanned by %d workers (%v): want several", st.Phases.Scan.Tasks, len(det.members), det.members)
 	}
-	if st.Members != 8 || st.Bytes != 8*40_000 {
+	if st.Members != 8 || st.Bytes != 8*12_000 {
 		t.Errorf("Stats: %d members, %d bytes", st.Members, st.Bytes)
 	}
 }
