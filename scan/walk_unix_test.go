@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -57,5 +58,94 @@ func TestWarningsDoNotStopTheScan(t *testing.T) {
 	}
 	if st.Skipped[SkipSpecial] != 1 {
 		t.Errorf("FIFO not skipped: %v", st.Skipped)
+	}
+}
+
+// TestHostileTree scans a tree with everything a filesystem can throw at a
+// walker at once: a symlink loop and a loop of links (FollowSymlinks on),
+// a dangling link, a FIFO, a socket, a directory and two files removed
+// after they were listed and before they were opened, an unreadable
+// directory (when not root, which reads everything), and an archive. The
+// scan finishes; each link problem and each vanished or unreadable entry
+// is one warning, the FIFO and the socket are counted as skipped (they are
+// not files to read, and nothing is wrong with them), and no other
+// finding is lost.
+func TestHostileTree(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"gone/f.txt": secret(100)}
+	var want []string
+	for i := range 20 {
+		files["f"+itoa(i)+".txt"] = "k=" + secret(i)
+		files["d"+itoa(i)+"/g.txt"] = "k=" + secret(50+i)
+		want = append(want, join(dir, "d"+itoa(i)+"/g.txt"))
+	}
+	writeTree(t, dir, files)
+	writeFiles(t, dir, []treeFile{{"a.tar.gz", gzipOf(t, tarOf(t, member{"x.env", secret(200)})), nil}})
+	want = append(want, join(dir, "a.tar.gz")+"!x.env")
+	must(t, os.Symlink(".", filepath.Join(dir, "loop")))
+	must(t, os.Symlink("l2", filepath.Join(dir, "l1")))
+	must(t, os.Symlink("l1", filepath.Join(dir, "l2")))
+	must(t, os.Symlink("nowhere", filepath.Join(dir, "dangling")))
+	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	sock, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	must(t, err)
+	must(t, syscall.Bind(sock, &syscall.SockaddrUnix{Name: filepath.Join(dir, "sock")}))
+	syscall.Close(sock)
+	wantWarnings := 7 // loop, l1, l2, dangling, gone, two vanished files
+	if os.Geteuid() != 0 {
+		writeTree(t, dir, map[string]string{"locked/h.txt": secret(300)})
+		must(t, os.Chmod(filepath.Join(dir, "locked"), 0))
+		t.Cleanup(func() { os.Chmod(filepath.Join(dir, "locked"), 0o755) })
+		wantWarnings++
+	}
+
+	det := newFake()
+	var vanished []string
+	det.onScan = func(path string) {
+		// The first file scanned removes gone/ and two root files it is
+		// not. With one permit, the root's entries (one batch) are all
+		// listed by then, and none but this one is open.
+		if vanished != nil {
+			return
+		}
+		must(t, os.RemoveAll(filepath.Join(dir, "gone")))
+		for i := 0; len(vanished) < 2; i++ {
+			if p := join(dir, "f"+itoa(i)+".txt"); p != path {
+				must(t, os.Remove(p))
+				vanished = append(vanished, p)
+			}
+		}
+	}
+	found, warns, st, err := collect(t, Options{Detector: det, Workers: 1, MaxInFlight: 1, FollowSymlinks: true, ArchiveDepth: 1}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if p := join(dir, "f"+itoa(i)+".txt"); !slices.Contains(vanished, p) {
+			want = append(want, p)
+		}
+	}
+	slices.Sort(want)
+	if got := filesOf(found); !slices.Equal(got, want) {
+		t.Errorf("files with findings:\n%v\nwant\n%v", got, want)
+	}
+	var loops, follow, open int
+	for _, w := range warns {
+		switch {
+		case errors.Is(w.Err, ErrSymlinkLoop):
+			loops++
+		case w.Op == "follow":
+			follow++
+		case w.Op == "open":
+			open++
+		default:
+			t.Errorf("unexpected warning %v", w)
+		}
+	}
+	if loops != 1 || follow != 3 || open != wantWarnings-4 || st.Warnings != int64(wantWarnings) {
+		t.Errorf("warnings: %d loops, %d links, %d opens, %d in all; want 1, 3, %d, %d:\n%v", loops, follow, open, st.Warnings, wantWarnings-4, wantWarnings, warns)
+	}
+	if st.Skipped[SkipSpecial] != 2 {
+		t.Errorf("skipped %v, want the FIFO and the socket as special", st.Skipped)
 	}
 }
