@@ -20,7 +20,8 @@
 //   - Enumerate lists a directory, one batch of entries per task. Each
 //     subdirectory becomes an Enumerate task; each file takes a permit from
 //     the ObjectFrontier and becomes a Fetch task. A root path is a file or
-//     a directory given to Scan.
+//     a directory given to Scan. An archive's Enumerate walks its members
+//     (see Archives).
 //   - Fetch reads an object's next chunk. A chunk with more to follow goes
 //     to a Scan task in a buffer from the shared pool, and the next Fetch is
 //     spawned where an idle worker can steal it, so one large file is read
@@ -92,8 +93,8 @@
 // the engine translates the patterns itself, and what it leaves out).
 // Symbolic links are skipped unless FollowSymlinks, and then a directory
 // that is its own ancestor is reported as a loop. A root named explicitly
-// is always followed. Files with a NUL in their first 8 KiB are binary and
-// skipped unless ScanBinary; devices, FIFOs and sockets are skipped. The
+// is always followed. Archives are opened (see Archives). Other files with
+// a NUL in their first 8 KiB are binary and skipped unless ScanBinary; devices, FIFOs and sockets are skipped. The
 // rules' global allowlist paths (Detector.SkipPath) skip files and whole
 // directories, as gitleaks does. Paths are reported as Scan was given
 // them, joined with '/'.
@@ -107,10 +108,12 @@
 // it holds without spawning anything, discovery ends at the next entry,
 // and Scan returns the warning. Cancelling ctx stops the scan the same way
 // (every task polls ctx.Done) and Scan returns ctx.Err(). A panic in the
-// detector or in a callback stops it the same way too, and Scan returns it
-// as a wrapped *spindle.PanicError: it is caught where the engine calls out
-// (guard.go), not left to the executor, which would abandon queued tasks
-// and the files they hold open.
+// detector, in a callback or in an archive reader stops it the same way
+// too, and Scan returns it as a wrapped *spindle.PanicError: it is caught
+// where the engine calls out (guard.go, walk), not left to the executor,
+// which would abandon queued tasks and the files they hold open. The
+// archive walker's clean-ups run as the panic unwinds, so a spooled zip's
+// temporary file is removed whatever happens.
 //
 // # Memory
 //
@@ -128,19 +131,84 @@
 //     entries (128) not yet admitted, and workers go depth first, so both
 //     are bounded by the depth of the tree (times the workers), not by its
 //     size or by the size of a directory;
-//   - findings are passed on, never kept.
+//   - findings are passed on, never kept;
+//   - archives: a walk runs on a worker, so at most Workers walks at once,
+//     each holding per open level a 32 KiB read buffer and its decoder's
+//     state (deflate about 40 KiB, bzip2 about 4 MB, xz and zstd their
+//     window, at most Archive.MaxWindow, 64 MiB by default, allocated
+//     whole but backed by memory only as the decoder writes it), and for
+//     a zip inside a stream a spool of at most Archive.SpoolMemory (4 MiB)
+//     in memory, the rest in a temporary file. Members take their chunks
+//     from the same buffers as files, plus one carry (2W) per member with
+//     a chunk in a Scan task, so a member costs nothing more whatever its
+//     size. For the common formats (zip, tar.gz) that is well under
+//     100 KiB per level; a bomb is stopped by the ratio budget after
+//     1 MiB of output (TestArchiveBombs checks what a scan allocates).
 //
 // A 2 GiB file is therefore scanned in a few MiB of buffers, whatever its
-// size: nothing ever holds a whole file.
+// size: nothing ever holds a whole file. Archives add what their walks
+// hold (below).
 //
 // # Archives
 //
-// Options.ArchiveDepth is reserved for the scan/archive walker, which is
-// wired in at one place (engine.archive): the first Fetch of a file hands
-// its first bytes to the hook, which can take the object over, walk the
-// archive and scan each member's stream with scanStream, the inline form
-// of the Fetch chain (same chunking, same findings). Members are named
-// outer.zip!dir/file.txt.
+// With ArchiveDepth > 0, the first Fetch of every file looks at the chunk
+// it has just read (the same read is the binary probe): if archive.Detect
+// names a format by its magic number (never by the file's name), the Fetch
+// puts its buffer back and spawns an Enumerate task for the archive,
+// passing it the object's reference and so its permit. That task walks
+// the archive with archive.Root.Walk over the open file (pread, so a zip
+// is read in place) and, for each member that is not itself an archive,
+// runs the member's Fetch chain inline (streamChunks): the walker's reader
+// is valid only while its visit callback runs, so the member cannot be
+// read by tasks of its own. Each chunk is read into a pooled buffer, when
+// one is free and there is more than one worker, and handed to a Scan
+// task, which other workers steal while this one decodes the next chunk;
+// otherwise it is read into the worker's own buffer and scanned there,
+// which is the backpressure. The chunking is the Fetch chain's, so a
+// member's findings are the same for every chunk size, with the member's
+// own line numbers.
+//
+// A member is an object with no permit of its own: it holds a reference
+// to its archive from its first chunk until its last Scan task is done, so
+// the archive's permit comes back after the last chunk of its last member,
+// exactly once. Nested archives are opened inside the same walk, not as
+// Enumerate tasks of their own as in the seed: walking a nested archive
+// needs the enclosing stream positioned at the member, and only the walk
+// reading that stream has it. So one archive is decoded by one worker at
+// a time (its members' chunks are scanned by all), while different
+// archives are walked in parallel; and an archive never waits for a
+// permit, so a walk cannot deadlock on the frontier.
+//
+// Members are named by the chain of archives, joined with "!":
+// outer.zip!dir/file.txt, a.tar.gz!inner.zip!x.env. A compressed stream
+// of one file keeps its own name (notes.txt.gz), as does the gzip layer
+// of a .tar.gz. Names are the archive's own, never cleaned, and nothing is
+// ever extracted: a member named ../../etc/passwd is reported under that
+// name. Members are matched against the detector's path allowlist
+// (SkipPath) and path rules under their full names, and binary members
+// (a NUL in the first 8 KiB) are skipped unless ScanBinary, like files;
+// .gitignore and MaxFileSize apply to files on disk only (an archive
+// larger than MaxFileSize is not opened at all).
+//
+// Budgets are the archive package's (archive.Limits, set through
+// Options.Archive, with ArchiveDepth as MaxDepth): entries per archive,
+// decoded bytes per member, per archive and per scan root (each path given
+// to Scan has an archive.Root of its own), inflation ratio, time per
+// archive, decoder window. A hit skips the rest of that archive with a
+// Warning (Op "archive", Path the archive's full name), counted in
+// Stats.Skipped["archive-budget"]; the walk goes on with the enclosing
+// archive's next member. An encrypted member or an unsupported method is
+// a warning too, counted in Stats.Skipped["unsupported"], and the archive
+// goes on; a truncated or corrupt archive is a warning, and what was read
+// before the damage has been scanned. With Archive.FailOnBudget, the seed's
+// FailRun policy, a hit ends the scan: the engine's stop flag is raised
+// and the walks' context, derived from Scan's, is cancelled, so walks in
+// progress stop at their next read; Scan returns the warning, which
+// unwraps to the *archive.BudgetError.
+//
+// With ArchiveDepth 0 (the zero value) an archive is a file like any
+// other: binary, so skipped, unless ScanBinary, and then its raw bytes are
+// scanned (a secret in a stored zip member is found, under the zip's name).
 //
 // # Concurrency of callbacks
 //
