@@ -116,7 +116,9 @@ func TestStressTreesProducersJoinShutdownPanic(t *testing.T) {
 	for it := 0; it < iters; it++ {
 		rng := rand.New(rand.NewPCG(uint64(it), 99))
 		workers := []int{1, 2, 3, 4, 70}[rng.IntN(5)]
-		end := rng.IntN(4) // 0, 1: Join; 2: Shutdown; 3: a task panics
+		// 0: Join; 1: Join racing a Shutdown from another goroutine; 2:
+		// Shutdown, then Join; 3: a task panics; 4: a task calls Shutdown.
+		end := rng.IntN(5)
 		cfg := Config{
 			Workers:   workers,
 			LocalCap:  2 << rng.IntN(4),
@@ -130,9 +132,12 @@ func TestStressTreesProducersJoinShutdownPanic(t *testing.T) {
 		var nextID atomic.Int64
 		var shutdownDone atomic.Bool
 		var lateStarts atomic.Int64
-		panicAt := int64(-1)
-		if end == 3 {
+		panicAt, shutdownAt := int64(-1), int64(-1)
+		switch end {
+		case 3:
 			panicAt = int64(50 + rng.IntN(400))
+		case 4:
+			shutdownAt = int64(50 + rng.IntN(400))
 		}
 		e := New(cfg, nil, func(id int, w *Worker[int, noScratch]) {
 			if shutdownDone.Load() {
@@ -143,6 +148,10 @@ func TestStressTreesProducersJoinShutdownPanic(t *testing.T) {
 			log.mu.Unlock()
 			if int64(id) == panicAt {
 				panic(id)
+			}
+			if int64(id) == shutdownAt {
+				w.Handle().Shutdown()
+				shutdownDone.Store(true)
 			}
 			if id%3 != 0 || nextID.Load() > 3000 {
 				return
@@ -186,10 +195,22 @@ func TestStressTreesProducersJoinShutdownPanic(t *testing.T) {
 				}
 			}(e.Handle())
 		}
-		time.Sleep(time.Duration(rng.IntN(200)) * time.Microsecond)
-		if end == 2 {
+		pause := time.Duration(rng.IntN(200)) * time.Microsecond
+		switch end {
+		case 1:
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(pause)
+				e.Shutdown()
+				shutdownDone.Store(true)
+			}()
+		case 2:
+			time.Sleep(pause)
 			e.Shutdown()
 			shutdownDone.Store(true)
+		default:
+			time.Sleep(pause)
 		}
 		m, err := e.Join()
 		wg.Wait()
@@ -201,7 +222,7 @@ func TestStressTreesProducersJoinShutdownPanic(t *testing.T) {
 		} else if err != nil {
 			t.Fatalf("iter %d: Join error %v", it, err)
 		}
-		stopped := end == 2 || err != nil
+		stopped := shutdownDone.Load() || err != nil
 		log.mu.Lock()
 		total := 0
 		for id, n := range log.runs {
