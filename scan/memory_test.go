@@ -1,8 +1,12 @@
 package scan
 
 import (
+	"archive/tar"
 	"bufio"
+	"compress/gzip"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,4 +103,85 @@ func rssChild(t *testing.T) {
 			fmt.Printf("rss-child: VmHWM %d kB, %d findings\n", kb, len(found))
 		}
 	}
+}
+
+// TestArchivePeakRSS scans a 100 MiB tar.gz (72 members of 1 MiB and one
+// of 28 MiB, each ending with a secret) with 2 workers in a child
+// process and checks its peak resident set stays under 80 MiB, as for a
+// plain file: a member is streamed through the chunk buffers, never held
+// whole, and an archive adds only its walk's readers.
+func TestArchivePeakRSS(t *testing.T) {
+	if os.Getenv("SCAN_RSS_ARCHIVE") != "" {
+		archiveRSSChild(t)
+		return
+	}
+	if testing.Short() {
+		t.Skip("writes and scans a 100 MiB tar.gz")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("reads VmHWM from /proc")
+	}
+	path := filepath.Join(t.TempDir(), "big.tar.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := gzip.NewWriter(f)
+	tw := tar.NewWriter(gz)
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau")
+	for i := range archiveRSSMembers {
+		size := 1 << 20
+		if i == archiveRSSMembers-1 {
+			size = 28 << 20
+		}
+		var b strings.Builder
+		for b.Len() < size {
+			fmt.Fprintf(&b, "%d %s %s %x\n", b.Len(), words[rng.IntN(len(words))], words[rng.IntN(len(words))], rng.Uint64())
+		}
+		b.WriteString(secret(i) + "\n")
+		must(t, tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("m%03d.txt", i), Mode: 0o644, Size: int64(b.Len())}))
+		_, err := io.WriteString(tw, b.String())
+		must(t, err)
+	}
+	must(t, tw.Close())
+	must(t, gz.Close())
+	must(t, f.Close())
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestArchivePeakRSS$", "-test.v")
+	cmd.Env = append(os.Environ(), "SCAN_RSS_ARCHIVE="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	var hwm, found int
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		if _, err := fmt.Sscanf(strings.TrimSpace(sc.Text()), "rss-child: VmHWM %d kB, %d findings", &hwm, &found); err == nil {
+			break
+		}
+	}
+	if hwm == 0 {
+		t.Fatalf("no report from the child:\n%s", out)
+	}
+	t.Logf("100 MiB tar.gz, 2 workers: peak RSS %.1f MiB, %d findings", float64(hwm)/1024, found)
+	if found != archiveRSSMembers {
+		t.Errorf("%d findings, want %d", found, archiveRSSMembers)
+	}
+	if hwm > 80<<10 {
+		t.Errorf("peak RSS %d kB, want under 80 MiB", hwm)
+	}
+}
+
+const archiveRSSMembers = 73 // 72 of 1 MiB and one of 28: 100 MiB
+
+func archiveRSSChild(t *testing.T) {
+	found, warns, st, err := collect(t, Options{Detector: newFake(), Workers: 2, ArchiveDepth: DefaultArchiveDepth}, os.Getenv("SCAN_RSS_ARCHIVE"))
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("err %v, warnings %v", err, warns)
+	}
+	if st.Members != archiveRSSMembers {
+		t.Errorf("%d members", st.Members)
+	}
+	fmt.Printf("rss-child: VmHWM %d kB, %d findings\n", peakRSS()>>10, len(found))
 }
