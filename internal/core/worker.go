@@ -219,8 +219,19 @@ func (w *Worker[T]) pop() (t T, src Source, victim int, ok bool) {
 		t, w.hasNext = w.next, false
 		var zero T
 		w.next = zero
-		w.C.LocalPops++
-		return t, FromNext, -1, true
+		// A chain of tasks that each spawn one successor never leaves the
+		// next slot, so it counts fairness ticks too: on the tick, the
+		// successor moves onto the ring (keeping its unit) and the
+		// injector goes first.
+		w.tick++
+		if w.tick%fairnessTick != 0 || p.Injector.Len() == 0 {
+			w.C.LocalPops++
+			return t, FromNext, -1, true
+		}
+		w.push(t)
+		if t, ok = w.popInjector(); ok {
+			return t, FromInjector, -1, true
+		}
 	}
 	if w.cpos < w.cend {
 		var zero T
