@@ -19,13 +19,14 @@ type Worker[T, S any] struct {
 	timer *time.Timer // for ParkTimeout; made on first use
 }
 
-// Spawn queues task on this worker. It is the cheapest way to spawn: the
-// first task spawned by a running task goes into a private LIFO slot and takes
-// over the running task's place in the in-flight count when it returns, so a
-// task that spawns one successor costs no atomic operation at all. Further
-// spawns go onto the worker's ring, where idle workers can steal them; a full
-// ring moves half of itself to the injector. Spawn never fails: a running
-// task keeps the executor open.
+// Spawn queues task on this worker. It is the cheapest way to spawn: task
+// goes into a private LIFO slot (this worker runs it next; thieves cannot see
+// it) and takes over the running task's place in the in-flight count when it
+// returns, so a task that spawns one successor costs no atomic operation at
+// all. A task already in the slot, from an earlier Spawn by the same run,
+// moves onto the worker's ring, where idle workers can steal it; a full ring
+// moves half of itself to the injector. Spawn never fails: a running task
+// keeps the executor open.
 func (w *Worker[T, S]) Spawn(task T) { w.c.Spawn(task) }
 
 // SpawnGlobal queues task on the shared injector, where any worker may take
