@@ -82,9 +82,10 @@ func benchScan(b *testing.B, d *Detector) {
 	b.ReportMetric(float64(findings)/float64(b.N), "findings/op")
 }
 
-// BenchmarkScan measures Scan with the built-in rules and with gitleaks'
-// default config, on one goroutine.
+// BenchmarkScan measures Scan with five simple rules, the built-in rules
+// and gitleaks' default config, on one goroutine.
 func BenchmarkScan(b *testing.B) {
+	b.Run("rules=five", func(b *testing.B) { benchScan(b, fiveDetector(b)) })
 	b.Run("rules=default", func(b *testing.B) { benchScan(b, defaultDetector(b)) })
 	b.Run("rules=gitleaks", func(b *testing.B) { benchScan(b, gitleaksDetector(b)) })
 }
@@ -142,12 +143,12 @@ func BenchmarkWholeBuffer(b *testing.B) {
 	}
 }
 
-// BenchmarkKeywords compares the keyword pass: this package's folding
-// DFA against the two Aho-Corasick libraries in go.mod, which need a
-// lower-cased copy of the chunk, on gitleaks' keyword set.
+// BenchmarkKeywords compares implementations of the keyword pass on three
+// keyword sets (the five simple rules, the built-in rules, gitleaks'
+// rules): find, the pass Scan uses (pair filter, handing dense text to
+// the automaton); the automaton alone; and the two Aho-Corasick libraries
+// in go.mod, which need a lower-cased copy of the chunk.
 func BenchmarkKeywords(b *testing.B) {
-	d := gitleaksDetector(b)
-	patterns := d.keywordsOnly()
 	chunks := goSourceChunks(b)
 	var lower []byte
 	fold := func(c []byte) []byte {
@@ -168,34 +169,82 @@ func BenchmarkKeywords(b *testing.B) {
 		}
 		b.ReportMetric(float64(hits)/float64(b.N), "hits/op")
 	}
-	b.Run("impl=dfa", func(b *testing.B) {
-		dfa := newKeywordDFA(patterns)
-		var hits, spare []hit
-		run(b, func(c []byte) int {
-			hits = dfa.scan(c, hits[:0], &spare)
-			return len(hits)
+	for _, set := range []struct {
+		name string
+		mk   func(testing.TB) *Detector
+	}{{"five", fiveDetector}, {"default", defaultDetector}, {"gitleaks", gitleaksDetector}} {
+		patterns := set.mk(b).keywordsOnly()
+		b.Run("keywords="+set.name+"/impl=find", func(b *testing.B) {
+			dfa := newKeywordDFA(patterns)
+			var hits []hit
+			var st keywordScan
+			run(b, func(c []byte) int {
+				hits = dfa.find(c, hits[:0], &st)
+				return len(hits)
+			})
 		})
-	})
-	b.Run("impl=BobuSumisu", func(b *testing.B) {
-		trie := bobu.NewTrieBuilder().AddStrings(patterns).Build()
-		run(b, func(c []byte) int {
-			n := 0
-			trie.Walk(fold(c), func(end, n2, pattern int64) bool { n++; return true })
-			return n
+		b.Run("keywords="+set.name+"/impl=dfa", func(b *testing.B) {
+			dfa := newKeywordDFA(patterns)
+			var hits, spare []hit
+			run(b, func(c []byte) int {
+				hits = dfa.scanDFA(c, 0, hits[:0], &spare)
+				return len(hits)
+			})
 		})
-	})
-	b.Run("impl=petar-dambovaliev", func(b *testing.B) {
-		builder := petar.NewAhoCorasickBuilder(petar.Opts{MatchKind: petar.StandardMatch, DFA: true})
-		ac := builder.Build(patterns)
-		run(b, func(c []byte) int {
-			n := 0
-			it := ac.IterOverlappingByte(fold(c))
-			for m := it.Next(); m != nil; m = it.Next() {
-				n++
-			}
-			return n
+		b.Run("keywords="+set.name+"/impl=BobuSumisu", func(b *testing.B) {
+			trie := bobu.NewTrieBuilder().AddStrings(patterns).Build()
+			run(b, func(c []byte) int {
+				n := 0
+				trie.Walk(fold(c), func(end, n2, pattern int64) bool { n++; return true })
+				return n
+			})
 		})
-	})
+		b.Run("keywords="+set.name+"/impl=petar-dambovaliev", func(b *testing.B) {
+			builder := petar.NewAhoCorasickBuilder(petar.Opts{MatchKind: petar.StandardMatch, DFA: true})
+			ac := builder.Build(patterns)
+			run(b, func(c []byte) int {
+				n := 0
+				it := ac.IterOverlappingByte(fold(c))
+				for m := it.Next(); m != nil; m = it.Next() {
+					n++
+				}
+				return n
+			})
+		})
+	}
+}
+
+// fiveRulesTOML holds five simple rules, the workload the scan engine's
+// benchmarks compare with ripgrep running the same five patterns.
+const fiveRulesTOML = `
+[[rules]]
+id = "aws-access-key"
+regex = '''AKIA[0-9A-Z]{16}'''
+keywords = ["akia"]
+
+[[rules]]
+id = "github-pat"
+regex = '''ghp_[0-9a-zA-Z]{36}'''
+keywords = ["ghp_"]
+
+[[rules]]
+id = "slack-token"
+regex = '''xox[baprs]-[0-9a-zA-Z-]{10,48}'''
+keywords = ["xox"]
+
+[[rules]]
+id = "private-key"
+regex = '''-----BEGIN [A-Z ]*PRIVATE KEY-----'''
+keywords = ["private key"]
+
+[[rules]]
+id = "stripe-key"
+regex = '''sk_live_[0-9a-zA-Z]{24}'''
+keywords = ["sk_live_"]
+`
+
+func fiveDetector(t testing.TB) *Detector {
+	return cachedDetector(t, "five", func(t testing.TB) *Detector { return mustDetector(t, fiveRulesTOML) })
 }
 
 // keywordsOnly returns the distinct folded keywords of the rules.

@@ -1,5 +1,7 @@
 package rules
 
+import "encoding/binary"
+
 // keywordDFA is an Aho-Corasick automaton compiled to a dense DFA that
 // folds ASCII case as it reads: scanning "API_KEY" reports the pattern
 // "api_key". One pass over a buffer reports every occurrence of every
@@ -23,6 +25,10 @@ type keywordDFA struct {
 	outs      []int32  // pattern ids
 	lens      []int32  // pattern lengths, by pattern id
 	maxLen    int      // longest pattern
+
+	// pairs has bit b0<<8|b1 set when some pattern starts with the folded
+	// bytes b0 b1; nil when a pattern is a single byte (see find).
+	pairs *[1 << 10]uint64
 }
 
 func foldByte(b byte) byte {
@@ -142,7 +148,53 @@ func newKeywordDFA(patterns []string) *keywordDFA {
 		d.outs = append(d.outs, outs[n]...)
 	}
 	d.outStart = append(d.outStart, int32(len(d.outs)))
+
+	d.pairs = pairTable(patterns)
 	return d
+}
+
+// pairTable returns the pair filter's bitmap for patterns (see find), or
+// nil if a pattern is a single byte. Bit b0 | b1<<8 is set when an
+// occurrence starting at an even offset e, or at e-1, can put the bytes
+// b0 b1 at e and e+1, in any ASCII case:
+//
+//   - a pattern starting at e has its first two bytes there;
+//   - one of three bytes or more starting at e-1 has its second and third;
+//   - one of two bytes starting at e-1 has its second byte at e, and any
+//     byte may follow it.
+func pairTable(patterns []string) *[1 << 10]uint64 {
+	t := new([1 << 10]uint64)
+	set := func(b0, b1 byte) {
+		for _, x := range caseVariants(b0) {
+			for _, y := range caseVariants(b1) {
+				k := uint16(x) | uint16(y)<<8
+				t[k>>6] |= 1 << (k & 63)
+			}
+		}
+	}
+	for _, p := range patterns {
+		switch {
+		case len(p) < 2:
+			return nil
+		case len(p) == 2:
+			set(p[0], p[1])
+			for y := range 256 {
+				set(p[1], byte(y))
+			}
+		default:
+			set(p[0], p[1])
+			set(p[1], p[2])
+		}
+	}
+	return t
+}
+
+// caseVariants returns the bytes that fold to the folded byte b.
+func caseVariants(b byte) []byte {
+	if 'a' <= b && b <= 'z' {
+		return []byte{b, b - 'a' + 'A'}
+	}
+	return []byte{b}
 }
 
 // hit is one occurrence of a pattern: data[end-len(pattern):end].
@@ -151,8 +203,173 @@ type hit struct {
 	end     int
 }
 
-// scan appends every pattern occurrence in data to hits and returns it,
-// in order of end offset.
+// keywordScan is one goroutine's state for keywordDFA.find: scratch space
+// and what it learned about the text from earlier buffers.
+type keywordScan struct {
+	late  []hit // the second stream's hits in scanDFA, kept so a steady-state scan does not allocate
+	dense int   // buffers still to scan with the automaton alone before trying the pair filter again
+}
+
+// Tuning of find's choice between the pair filter and the automaton (see
+// find). They decide speed only, never the result.
+const (
+	// pairDensity: the filter is abandoned when more than one position in
+	// pairDensity is a candidate (plus pairSlack, so that a few candidates
+	// at the start of a buffer do not count).
+	pairDensity = 32
+	pairSlack   = 64
+	// denseBuffers: after the filter is abandoned in a buffer, the next
+	// denseBuffers buffers go straight to the automaton.
+	denseBuffers = 16
+)
+
+// find appends every pattern occurrence in data to hits and returns it.
+// The hits of each pattern are in order of their end offsets; hits of
+// different patterns may interleave in any order.
+//
+// Most positions of a buffer start no pattern, and ruling them out eight
+// at a time is faster than running the automaton, whose every step waits
+// for the table load of the step before. So, when the patterns allow it
+// (pairs is not nil), find first runs a pair filter: at each even offset
+// e it looks up the byte pair at e, e+1 in a bitmap (pairTable) that holds
+// every pair an occurrence starting at e or at e-1 puts there. Only where
+// the bit is set does the automaton run, from the root at e-1, for a few
+// bytes, keeping the occurrences that start at e-1 or e. Every start
+// belongs to exactly one even offset, so each occurrence is reported
+// once. The bitmap is indexed by raw bytes (case variants are set in it),
+// and the pairs at the even offsets of eight bytes are the four 16-bit
+// slices of one word, so the filter's hot loop (skipPairs) costs a few
+// instructions per byte. On source code, five typical keywords give a
+// candidate every hundred bytes or so.
+//
+// A large keyword set gives one every few bytes, where the automaton
+// alone is faster: when candidates pass one in pairDensity offsets, find
+// hands the rest of the buffer to the automaton, started at the root at
+// the first start the filter has not decided, which reports exactly the
+// occurrences that start there or later; and st remembers to skip the
+// filter for the next denseBuffers buffers.
+func (d *keywordDFA) find(data []byte, hits []hit, st *keywordScan) []hit {
+	from := 0
+	if d.pairs != nil {
+		if st.dense > 0 {
+			st.dense--
+		} else {
+			var done bool
+			hits, from, done = d.scanPairs(data, hits)
+			if done {
+				return hits
+			}
+			st.dense = denseBuffers
+		}
+	}
+	return d.scanDFA(data[from:], from, hits, &st.late)
+}
+
+// scanPairs runs the pair filter over data. It returns the hits, the first
+// start it has not decided, and whether it decided every start (false when
+// candidates became too dense).
+func (d *keywordDFA) scanPairs(data []byte, hits []hit) ([]hit, int, bool) {
+	n := len(data)
+	candidates := 0
+	i := 0
+	for {
+		// Every start before i-1 is decided (the blocks before i are done).
+		i = d.skipPairs(data, i)
+		if i+8 > n {
+			break
+		}
+		for e := i; e < i+8; e += 2 {
+			if pairBit(d.pairs, uint64(data[e])|uint64(data[e+1])<<8)&1 != 0 {
+				hits = d.startingNear(data, e, hits)
+				candidates++
+			}
+		}
+		i += 8
+		if candidates > i/pairDensity+pairSlack {
+			return hits, i - 1, false
+		}
+	}
+	// The tail: the starts from i-1 on, one at a time.
+	for s := max(i-1, 0); s < n; s++ {
+		hits = d.startingAt(data, s, hits)
+	}
+	return hits, n, true
+}
+
+// skipPairs returns the first i' >= i, in steps of eight, such that the
+// pair at one of the even offsets i', i'+2, i'+4, i'+6 is in the bitmap,
+// or the first i' with fewer than eight bytes left. It is the filter's hot
+// loop: one load and four lookups per eight bytes, no call, one branch.
+// i must be even.
+func (d *keywordDFA) skipPairs(data []byte, i int) int {
+	pairs := d.pairs
+	for ; i+8 <= len(data); i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		if (pairBit(pairs, w)|pairBit(pairs, w>>16)|pairBit(pairs, w>>32)|pairBit(pairs, w>>48))&1 != 0 {
+			return i
+		}
+	}
+	return i
+}
+
+// pairBit returns, in bit 0, the bitmap's bit for the pair in the low 16
+// bits of k (its first byte in the low 8).
+func pairBit(pairs *[1 << 10]uint64, k uint64) uint64 {
+	k &= 0xffff
+	return pairs[k>>6] >> (k & 63)
+}
+
+// startingNear appends the occurrences that start at e-1 or at e (e even):
+// it runs the automaton from the root at e-1 and keeps the hits that
+// reach back to e-1 or e. It stops maxLen bytes after e, or as soon as the
+// automaton is back at the root past e (no pattern prefix that began at or
+// before e is alive).
+func (d *keywordDFA) startingNear(data []byte, e int, hits []hit) []hit {
+	from := max(e-1, 0)
+	end := min(len(data), e+d.maxLen)
+	s := uint32(0)
+	for j := from; j < end; j++ {
+		s = d.trans[s+uint32(d.class[data[j]])]
+		if s == 0 && j >= e {
+			break
+		}
+		if s < d.matchFrom {
+			continue
+		}
+		k := (s - d.matchFrom) / uint32(d.stride)
+		for _, p := range d.outs[d.outStart[k]:d.outStart[k+1]] {
+			if start := j + 1 - int(d.lens[p]); start == from || start == e {
+				hits = append(hits, hit{pattern: int(p), end: j + 1})
+			}
+		}
+	}
+	return hits
+}
+
+// startingAt appends the occurrences that start at i, the same way.
+func (d *keywordDFA) startingAt(data []byte, i int, hits []hit) []hit {
+	end := min(len(data), i+d.maxLen)
+	s := uint32(0)
+	for j := i; j < end; j++ {
+		s = d.trans[s+uint32(d.class[data[j]])]
+		if s == 0 {
+			break
+		}
+		if s < d.matchFrom {
+			continue
+		}
+		k := (s - d.matchFrom) / uint32(d.stride)
+		for _, p := range d.outs[d.outStart[k]:d.outStart[k+1]] {
+			if int(d.lens[p]) == j+1-i {
+				hits = append(hits, hit{pattern: int(p), end: j + 1})
+			}
+		}
+	}
+	return hits
+}
+
+// scanDFA runs the automaton over data, which starts at offset base of the
+// buffer, appending every occurrence to hits in order of end offset.
 //
 // The loop is bound by the latency of one table load per byte, each load
 // depending on the one before. To overlap two such chains, a buffer of
@@ -160,12 +377,11 @@ type hit struct {
 // from its start, the second from maxLen-1 bytes before the middle (so
 // every occurrence ending in the second half is seen whole), keeping only
 // the second stream's occurrences that end after the middle.
-// spare is scratch space for the second stream's hits, kept by the caller
-// so that a steady-state scan does not allocate.
-func (d *keywordDFA) scan(data []byte, hits []hit, spare *[]hit) []hit {
+// spare is scratch space for the second stream's hits.
+func (d *keywordDFA) scanDFA(data []byte, base int, hits []hit, spare *[]hit) []hit {
 	n := len(data)
 	if n < 4096 || d.maxLen >= n/4 {
-		return d.scanRange(data, 0, n, 0, hits)
+		return d.scanRange(data, base, 0, n, 0, hits)
 	}
 	mid := n / 2
 	start2 := mid - (d.maxLen - 1)
@@ -179,26 +395,27 @@ func (d *keywordDFA) scan(data []byte, hits []hit, spare *[]hit) []hit {
 		s2 = trans[s2+uint32(class[second[i]])]
 		if s1 >= matchFrom || s2 >= matchFrom {
 			if s1 >= matchFrom {
-				hits = d.emit(s1, i+1, hits)
+				hits = d.emit(s1, base+i+1, hits)
 			}
 			if s2 >= matchFrom && start2+i+1 > mid {
-				late = d.emit(s2, start2+i+1, late)
+				late = d.emit(s2, base+start2+i+1, late)
 			}
 		}
 	}
 	hits = append(hits, late...)
 	*spare = late
-	return d.scanRange(data, start2+mid, n, s2, hits)
+	return d.scanRange(data, base, start2+mid, n, s2, hits)
 }
 
-// scanRange continues the automaton from state s over data[from:to].
-func (d *keywordDFA) scanRange(data []byte, from, to int, s uint32, hits []hit) []hit {
+// scanRange continues the automaton from state s over data[from:to],
+// reporting ends as offsets from base.
+func (d *keywordDFA) scanRange(data []byte, base, from, to int, s uint32, hits []hit) []hit {
 	trans, class := d.trans, &d.class
 	matchFrom := d.matchFrom
 	for i := from; i < to; i++ {
 		s = trans[s+uint32(class[data[i]])]
 		if s >= matchFrom {
-			hits = d.emit(s, i+1, hits)
+			hits = d.emit(s, base+i+1, hits)
 		}
 	}
 	return hits

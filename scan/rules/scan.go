@@ -17,7 +17,7 @@ type Scratch struct {
 	d *Detector
 
 	hits      []hit
-	late      []hit   // spare for keywordDFA.scan
+	kw        keywordScan
 	count     []int32 // per pattern: hits in this buffer
 	offset    []int32 // per pattern: start of its hits in byPattern (len npatterns+1)
 	fill      []int32
@@ -132,7 +132,7 @@ func (d *Detector) Scan(s *Scratch, path string, data []byte, emit func(Match)) 
 // non-ASCII byte while some keyword is non-ASCII.
 func (s *Scratch) prefilter(data []byte) (slow bool) {
 	d := s.d
-	s.hits = d.keywords.scan(data, s.hits[:0], &s.late)
+	s.hits = d.keywords.find(data, s.hits[:0], &s.kw)
 	clear(s.count)
 	for _, h := range s.hits {
 		s.count[h.pattern]++
