@@ -40,9 +40,9 @@
 //     queue, and only then blocks; a spawner that sees idle workers and no
 //     searcher claims one and wakes it. Correctness never depends on
 //     Config.ParkTimeout (0 by default), and an idle executor burns no CPU.
-//   - Wake-on-hoard: a worker that keeps pushing to its own ring wakes a
-//     parked sibling every 32 pushes, and immediately when its ring goes from
-//     empty to non-empty and nobody is searching.
+//   - Wake-on-hoard: when nobody is searching for work, a worker that pushes
+//     onto its own ring wakes a parked sibling as soon as the ring goes from
+//     empty to non-empty, and again after every 32 pushes.
 //   - Panics: a panicking task is recovered, its count released, the first
 //     panic kept with its stack; the run stops as with Shutdown and Join
 //     returns a *PanicError. Nothing hangs and no goroutine leaks.
@@ -60,7 +60,10 @@
 //   - Join drains every accepted task, including tasks they spawn, then stops
 //     the workers and returns exact Metrics.
 //   - Shutdown abandons queued tasks: after it returns, no queued task starts,
-//     except at most one per worker that a worker had already taken.
+//     except at most one per worker that the worker had already taken off a
+//     queue and checked the stop flag for (a window of a few instructions;
+//     making it empty would mean Shutdown waiting for workers, which it
+//     cannot do when a task calls it).
 //   - Worker methods are for the task that received the *Worker, on its
 //     goroutine, during its run call. Handle is for everyone else.
 //

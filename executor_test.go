@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -385,5 +386,27 @@ func TestMetricsLiveSnapshotIsSafe(t *testing.T) {
 	<-done
 	if err != nil || m.Total.TasksRun != 10000 {
 		t.Fatalf("err %v, ran %d", err, m.Total.TasksRun)
+	}
+}
+
+func TestWorkerSpawnOutsideItsTaskPanics(t *testing.T) {
+	leaked := make(chan *Worker[int, noScratch], 1)
+	e := New(Config{Workers: 1}, nil, func(_ int, w *Worker[int, noScratch]) { leaked <- w })
+	if err := e.Spawn(0); err != nil {
+		t.Fatal(err)
+	}
+	w := <-leaked
+	if _, err := e.Join(); err != nil {
+		t.Fatal(err)
+	}
+	for _, spawn := range []func(){func() { w.Spawn(1) }, func() { w.SpawnGlobal(1) }} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "outside the task") {
+					t.Fatalf("recover() = %v, want a clear misuse panic", r)
+				}
+			}()
+			spawn()
+		}()
 	}
 }

@@ -26,12 +26,28 @@ type Worker[T, S any] struct {
 // all. A task already in the slot, from an earlier Spawn by the same run,
 // moves onto the worker's ring, where idle workers can steal it; a full ring
 // moves half of itself to the injector. Spawn never fails: a running task
-// keeps the executor open.
-func (w *Worker[T, S]) Spawn(task T) { w.c.Spawn(task) }
+// keeps the executor open. Calling it after the task has returned (say, from
+// a goroutine the task started) panics: use Handle there.
+func (w *Worker[T, S]) Spawn(task T) {
+	w.mustBeRunning("Spawn")
+	w.c.Spawn(task)
+}
 
 // SpawnGlobal queues task on the shared injector, where any worker may take
 // it first. Use it for work that should not wait behind this worker's own.
-func (w *Worker[T, S]) SpawnGlobal(task T) { w.c.SpawnGlobal(task) }
+func (w *Worker[T, S]) SpawnGlobal(task T) {
+	w.mustBeRunning("SpawnGlobal")
+	w.c.SpawnGlobal(task)
+}
+
+// mustBeRunning turns a Worker used outside its task, which would otherwise
+// queue a task with no unit in the gate word (lost at Join), into a clear
+// panic.
+func (w *Worker[T, S]) mustBeRunning(op string) {
+	if !w.c.Running() {
+		panic("spindle: Worker." + op + " called outside the task that received the *Worker; use a Handle from other goroutines")
+	}
+}
 
 // Handle returns a Handle to the executor, for spawning from goroutines the
 // task starts.

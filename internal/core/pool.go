@@ -147,7 +147,8 @@ func (p *Pool[T]) Close() {
 }
 
 // Shutdown shuts the gate and ends the run now: workers finish the task in
-// hand and exit; queued tasks are abandoned (and released for the GC).
+// hand and exit; queued tasks are abandoned. The injector is emptied at once;
+// tasks in rings and next slots are released when the executor is collected.
 func (p *Pool[T]) Shutdown() {
 	p.State.Close()
 	p.finish()

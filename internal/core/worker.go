@@ -382,6 +382,14 @@ func (w *Worker[T]) Step(run func(T), idle IdlePolicy) Result {
 		}
 		return Result{Kind: NoWork}
 	}
+	if p.done.Load() {
+		// Shutdown (or a panic elsewhere) landed while we were popping: the
+		// task stays abandoned, which narrows "a task taken before Shutdown
+		// returned may still start" to the few instructions from here to run.
+		w.settle()
+		w.stopSpinning(false)
+		return Result{Kind: Exit}
+	}
 	w.idleRounds = 0
 	if w.spinning {
 		w.stopSpinning(true)
@@ -431,6 +439,9 @@ func (w *Worker[T]) TaskPanicked(val any, stack []byte) bool {
 	w.settle()
 	return true
 }
+
+// Running reports whether the worker is inside a task's run call.
+func (w *Worker[T]) Running() bool { return w.running }
 
 // StepRecover is Step with the task's panic recovered and handed to
 // TaskPanicked; the result then has Panicked set.
