@@ -26,7 +26,7 @@ const (
 
 // Keys of Result.partialFingerprints. See sarifWriter for what each hashes.
 const (
-	fpSecretKey   = "spindleSecretHash/v1"
+	fpSecretKey   = "spindleSecretHash/v1" // spindle:allow (a key name, not a secret)
 	fpLocationKey = "spindleFingerprint/v1"
 )
 
