@@ -3,6 +3,7 @@ package fork_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -96,7 +97,10 @@ func TestJoin2WithDifferentResultTypes(t *testing.T) {
 }
 
 func TestForVisitsEveryIndexOnce(t *testing.T) {
-	ranges := []struct{ lo, hi int }{{0, 0}, {5, 3}, {0, 1}, {-3, 4}, {0, 1000}, {7, 100_007}}
+	ranges := []struct{ lo, hi int }{
+		{0, 0}, {5, 3}, {0, 1}, {-3, 4}, {0, 1000}, {7, 100_007},
+		{math.MaxInt - 1000, math.MaxInt}, {math.MinInt, math.MinInt + 1000},
+	}
 	for _, c := range configs {
 		t.Run(name(c), func(t *testing.T) {
 			p := fork.NewPool(c)

@@ -23,7 +23,10 @@ const maxStride = 256
 // claim reserves the block [i, i+stride) of the range (or what is left of
 // it) and returns its end.
 func (s *span) claim(i, stride int) int {
-	end := min(s.hi, i+stride)
+	end := s.hi
+	if uint(end-i) > uint(stride) { // uint: no overflow at the ends of int
+		end = i + stride
+	}
 	s.next = end
 	return end
 }
@@ -45,11 +48,10 @@ func nextStride(t *Task, budgetBefore int) int {
 // cut gives the upper half of the untouched range away, returning it, or
 // reports false if there is nothing left to give.
 func (s *span) cut() (lo, hi int, ok bool) {
-	rest := s.hi - s.next
-	if rest <= 0 {
+	if s.hi <= s.next {
 		return 0, 0, false
 	}
-	mid := s.next + rest/2
+	mid := s.next + int(uint(s.hi-s.next)/2) // uint: the range may exceed MaxInt
 	lo, hi = mid, s.hi
 	s.hi = mid
 	return lo, hi, true
