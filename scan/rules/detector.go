@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -52,17 +53,22 @@ type rule struct {
 	RuleInfo
 	index  int
 	source string // the regex as written
-	engine engine // the engine of fast
 
 	// std[0] is the regex, compiled by the standard library, whose
 	// semantics are the reference (gitleaks' default build uses it).
 	// std[v] for v > 0 is the same regex for a window that does not start
 	// at the buffer's start (bit 0: \A cannot match) or does not end at its
-	// end (bit 1: \z cannot match). fast holds the same four forms compiled
-	// by the engine chosen for speed; go-re2 differs from the standard
-	// library only on invalid UTF-8, so fast is used only on valid text.
-	// Both are nil for a path-only rule.
-	std, fast  [4]matcher
+	// end (bit 1: \z cannot match). Compile builds them (it must report an
+	// invalid regex); everything else is built on first use (see lazy).
+	// nil for a path-only rule.
+	std     [4]matcher
+	tree    *syntax.Regexp // the parsed regex
+	asserts assertions     // its zero-width assertions
+	choice  engine         // ruleEngine when the rule was compiled
+	engine  engine         // the engine chosen for speed (lazy's fast forms use it if it compiles them)
+	once    sync.Once
+	lazy    *lazyForms // built by forms()
+
 	path       *pathRegex
 	group      int
 	entropy    float64
@@ -77,6 +83,7 @@ type rule struct {
 	left    bound    // from an anchor's end back to the start of a match
 	right   bound    // from an anchor's start on to the end of a match
 	cutNL   bool     // windows must be cut at '\n' ((?m)^ or $ present)
+	run     *byteRun // every match holds this run; nil if none worth checking (runs.go)
 	maxLen  int      // longest match in bytes; -1 if unbounded
 }
 
@@ -204,7 +211,6 @@ func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
 	if err != nil {
 		return fmt.Errorf("invalid regex: %s", regexErrText(err))
 	}
-	r.engine = chooseEngine(cr.Regex)
 
 	// The gate: gitleaks runs a rule with keywords only if one of them
 	// occurs (case-insensitively) in the buffer. An empty keyword occurs
@@ -242,17 +248,14 @@ func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
 		}
 	}
 
-	a := assertionsOf(tree)
-	r.cutNL = a.beginLine || a.endLine
-	if r.std, err = compileForms(engineStdlib, cr.Regex, tree, a); err != nil {
+	r.run, _ = requiredRun(tree)
+	r.tree, r.asserts = tree, assertionsOf(tree)
+	r.cutNL = r.asserts.beginLine || r.asserts.endLine
+	if r.std, err = compileForms(engineStdlib, cr.Regex, tree, r.asserts); err != nil {
 		return err
 	}
-	r.fast = r.std
-	if r.engine != engineStdlib {
-		if r.fast, err = compileForms(r.engine, cr.Regex, tree, a); err != nil {
-			return err
-		}
-	}
+	r.choice = ruleEngine
+	r.engine = chooseEngine(r.choice, r.std[0])
 	return nil
 }
 

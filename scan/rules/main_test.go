@@ -1,21 +1,9 @@
 package rules
 
 import (
-	"os"
 	"sync"
 	"testing"
 )
-
-// TestMain runs the tests with the standard library as the only regex
-// engine under the race detector: go-re2 runs RE2 as Go code translated
-// from WebAssembly, which the race detector slows down about a
-// hundredfold. The engine choice is exercised by the tests without -race.
-func TestMain(m *testing.M) {
-	if raceEnabled {
-		ruleEngine = engineStdlib
-	}
-	os.Exit(m.Run())
-}
 
 var detectorCache sync.Map // cacheKey -> *Detector
 

@@ -210,14 +210,21 @@ func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow 
 // rawMatches calls fn with every match of the rule's regex in data, in
 // order: the same matches as r.std[0].FindAllIndex(data, -1), found in
 // windows around anchor hits when the rule has anchors and the buffer is on
-// the fast path. The gate is not checked here.
+// the fast path. The gate is not checked here. A text (a window, or the
+// whole buffer) is searched only if it holds the rule's required run and
+// its match core matches: both are necessary for a match, the second
+// also sufficient (see runs.go and matchCore).
 func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int)) {
+	f := r.forms()
 	if slow || r.anchors == nil {
-		re := r.fast[0]
-		if r.engine != engineStdlib && !s.valid(data) {
-			re = r.std[0]
+		if !slow && r.run != nil && !r.run.has(data) {
+			return // no rare rune, so the run holds (runs.go)
 		}
-		for _, m := range re.FindAllIndex(data, -1) {
+		valid := !f.needsValidity() || s.valid(data)
+		if !f.tester(0, valid).Match(data) {
+			return
+		}
+		for _, m := range f.finder(r, 0, valid).FindAllIndex(data, -1) {
 			fn(m[0], m[1])
 		}
 		return
@@ -231,14 +238,14 @@ func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int
 			v |= 2
 		}
 		win := data[w.lo:w.hi]
-		re := r.fast[v]
-		if r.engine != engineStdlib && !utf8.Valid(win) {
-			re = r.std[v]
-		}
-		if !re.Match(win) {
+		if r.run != nil && !r.run.has(win) {
 			continue
 		}
-		for _, m := range re.FindAllIndex(win, -1) {
+		valid := !f.needsValidity() || utf8.Valid(win)
+		if !f.tester(v, valid).Match(win) {
+			continue
+		}
+		for _, m := range f.finder(r, v, valid).FindAllIndex(win, -1) {
 			fn(w.lo+m[0], w.lo+m[1])
 		}
 	}
