@@ -67,10 +67,14 @@ func pathRegexSources(t *testing.T) []string {
 // random directories, in random case, with non-ASCII bytes sometimes.
 func pathCorpus(t *testing.T, exprs []string, perExpr int) []string {
 	var paths []string
+	treePaths := 3000
+	if testing.Short() {
+		treePaths = 500
+	}
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
 		root := filepath.Join(strings.TrimSpace(string(out)), "src")
 		filepath.WalkDir(root, func(p string, de fs.DirEntry, err error) error {
-			if err == nil && len(paths) < 3000 {
+			if err == nil && len(paths) < treePaths {
 				paths = append(paths, p)
 			}
 			return nil
@@ -107,7 +111,7 @@ func TestPathRegexMatchesLikeTheStandardLibrary(t *testing.T) {
 	exprs := pathRegexSources(t)
 	perExpr := 300
 	if testing.Short() {
-		perExpr = 60
+		perExpr = 40
 	}
 	paths := pathCorpus(t, exprs, perExpr)
 	for _, expr := range exprs {

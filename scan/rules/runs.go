@@ -59,13 +59,14 @@ func (r *byteRun) has(data []byte) bool {
 // runPart summarizes a node for the run analysis. pure says that every
 // byte the node matches is in set (a node that matches only the empty
 // string is pure with an empty set) and that it matches at least min
-// runes; best is the best run known inside the node's matches, min 0 if
-// none.
+// runes; literal, that its bytes come from literal text only; best is the
+// best run known inside the node's matches that is not made of literals
+// only, min 0 if none.
 type runPart struct {
-	pure bool
-	set  [256]bool
-	min  int
-	best byteRun
+	pure, literal bool
+	set           [256]bool
+	min           int
+	best          byteRun
 }
 
 // requiredRun returns the run every match of re contains, if one is worth
@@ -81,50 +82,56 @@ func requiredRun(re *syntax.Regexp) (*byteRun, bool) {
 // useful reports whether a run is worth looking for: long, and over a set
 // that leaves out enough bytes.
 func useful(r *byteRun) bool {
-	if r.min < minRunLen {
-		return false
+	return r.min >= minRunLen && setSize(r) <= maxRunBytes
+}
+
+// better returns the more useful of two runs, either of which is sound:
+// one worth checking over one that is not, then the one that rules out
+// more text by a crude model of it (printable bytes drawn at random: the
+// chance that min of them fall in the set). The model says nothing of
+// literal text, and candidates made only of literals are not offered
+// (see runPart.literal): the windows of a rule sit around its keywords,
+// which usually are those literals.
+func better(a, b byteRun) byteRun {
+	if ua, ub := useful(&a), useful(&b); ua != ub {
+		if ub {
+			return b
+		}
+		return a
 	}
+	if bits(&b) > bits(&a) {
+		return b
+	}
+	return a
+}
+
+// bits is -log2 of the chance that min random printable bytes all fall in
+// the run's set.
+func bits(r *byteRun) float64 {
+	if r.min == 0 {
+		return 0
+	}
+	return -float64(r.min) * math.Log2(float64(min(setSize(r), 96))/96)
+}
+
+func setSize(r *byteRun) int {
 	n := 0
 	for _, in := range r.in {
 		if in {
 			n++
 		}
 	}
-	return n <= maxRunBytes
-}
-
-// better returns the more selective of two runs: the longer one, unless
-// the shorter rules out more text by a crude model of it (random
-// printable bytes). Either is sound; this only picks.
-func better(a, b byteRun) byteRun {
-	score := func(r byteRun) float64 {
-		if r.min == 0 {
-			return 0
-		}
-		n := 0
-		for _, in := range r.in {
-			if in {
-				n++
-			}
-		}
-		// -log2 of the chance that min random printable bytes all fall
-		// in the set: a crude model of text, enough to rank.
-		return -float64(r.min) * math.Log2(float64(min(n, 96))/96)
-	}
-	if score(b) > score(a) {
-		return b
-	}
-	return a
+	return n
 }
 
 func runOf(re *syntax.Regexp) runPart {
 	switch re.Op {
 	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine,
 		syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-		return runPart{pure: true}
+		return runPart{pure: true, literal: true}
 	case syntax.OpLiteral:
 		var p runPart
-		p.pure = true
+		p.pure, p.literal = true, true
 		for _, r := range re.Rune {
 			addRune(&p.set, r)
 			if re.Flags&syntax.FoldCase != 0 {
@@ -134,7 +141,6 @@ func runOf(re *syntax.Regexp) runPart {
 			}
 		}
 		p.min = len(re.Rune)
-		p.best = byteRun{in: p.set, min: p.min}
 		return p
 	case syntax.OpCharClass:
 		var p runPart
@@ -169,18 +175,20 @@ func runOf(re *syntax.Regexp) runPart {
 	case syntax.OpStar, syntax.OpQuest:
 		// Possibly absent: pure (when the child is) but promising nothing.
 		sub := runOf(re.Sub[0])
-		return runPart{pure: sub.pure, set: sub.set}
+		return runPart{pure: sub.pure, literal: sub.literal, set: sub.set}
 	case syntax.OpPlus:
 		return runOf(re.Sub[0]) // at least once
 	case syntax.OpRepeat:
 		sub := runOf(re.Sub[0])
 		if re.Min == 0 {
-			return runPart{pure: sub.pure, set: sub.set}
+			return runPart{pure: sub.pure, literal: sub.literal, set: sub.set}
 		}
 		p := sub
 		if sub.pure {
 			p.min = sub.min * re.Min
-			p.best = better(sub.best, byteRun{in: sub.set, min: p.min})
+			if !sub.literal {
+				p.best = better(sub.best, byteRun{in: sub.set, min: p.min})
+			}
 		}
 		return p
 	case syntax.OpConcat:
@@ -194,6 +202,7 @@ func runOf(re *syntax.Regexp) runPart {
 				continue
 			}
 			p.pure = p.pure && s.pure
+			p.literal = p.literal && s.literal
 			p.min = min(p.min, s.min)
 			for c := range p.set {
 				p.set[c] = p.set[c] || s.set[c]
@@ -215,11 +224,12 @@ func runOf(re *syntax.Regexp) runPart {
 // the sum of their minimums, or lie inside one child.
 func concatRun(subs []*syntax.Regexp) runPart {
 	parts := make([]runPart, len(subs))
-	p := runPart{pure: true}
+	p := runPart{pure: true, literal: true}
 	for i, sub := range subs {
 		parts[i] = runOf(sub)
 		p.best = better(p.best, parts[i].best)
 		p.pure = p.pure && parts[i].pure
+		p.literal = p.literal && parts[i].literal
 		p.min += parts[i].min
 		for c := range p.set {
 			p.set[c] = p.set[c] || parts[i].set[c]
@@ -229,17 +239,16 @@ func concatRun(subs []*syntax.Regexp) runPart {
 		if !parts[i].pure {
 			continue
 		}
-		span := byteRun{}
+		span, literal := byteRun{}, true
 		for j := i; j < len(parts) && parts[j].pure; j++ {
 			span.min += parts[j].min
 			for c := range span.in {
 				span.in[c] = span.in[c] || parts[j].set[c]
 			}
-			p.best = better(p.best, span)
+			if literal = literal && parts[j].literal; !literal {
+				p.best = better(p.best, span)
+			}
 		}
-	}
-	if p.pure {
-		p.best = better(p.best, byteRun{in: p.set, min: p.min})
 	}
 	return p
 }
