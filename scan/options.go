@@ -15,14 +15,15 @@ import (
 const (
 	DefaultChunkSize    = 256 << 10 // bytes read per chunk, overlap not included
 	DefaultMaxInFlight  = 1024      // objects (files) in flight at once
-	DefaultArchiveDepth = 3         // nesting levels of archives opened
+	DefaultArchiveDepth = 3         // nesting levels of archives the command opens (Options.ArchiveDepth)
 	// BinaryProbe is how many leading bytes are searched for a NUL to tell a
 	// binary file from a text file, as git and ripgrep do.
 	BinaryProbe = 8 << 10
 )
 
 // Options configure a scan. The zero value scans with GOMAXPROCS workers and
-// the defaults above, but a Detector must be set.
+// the defaults above, archives aside (ArchiveDepth 0 leaves them closed),
+// but a Detector must be set.
 type Options struct {
 	// Workers is the number of executor workers; default GOMAXPROCS.
 	Workers int
