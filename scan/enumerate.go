@@ -2,6 +2,7 @@ package scan
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -17,6 +18,11 @@ const dirBatch = 128
 // ErrSymlinkLoop is the error of the warning for a directory reached again
 // through a symbolic link while FollowSymlinks is on.
 var ErrSymlinkLoop = errors.New("symlink loop: directory is its own ancestor")
+
+// ErrNotRegular is the warning for a device, FIFO or socket met while walking:
+// it has no content to scan (and opening a FIFO would block), so it is
+// skipped, counted under SkipSpecial, and reported.
+var ErrNotRegular = errors.New("not a regular file")
 
 // dirJob is the state of one directory's Enumerate tasks: its open
 // cursor, the batch of entries read and not yet dispatched, and what its
@@ -258,9 +264,25 @@ func (e *engine) dispatch(w *worker, j *dirJob, ent fs.DirEntry) bool {
 			w.Spawn(task{kind: kindFetch, obj: o})
 		}
 	default:
+		// A device, FIFO or socket has no content to scan, and opening a
+		// FIFO would block a worker: skip it, and say so as a warning.
 		ws.c.skipped[skipSpecial]++
+		e.warn(path, "open", fmt.Errorf("%w (%s)", ErrNotRegular, typeName(typ)))
 	}
 	return true
+}
+
+// typeName names a non-regular file type for a warning.
+func typeName(t fs.FileMode) string {
+	switch {
+	case t&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case t&fs.ModeSocket != 0:
+		return "socket"
+	case t&fs.ModeDevice != 0:
+		return "device"
+	}
+	return t.String()
 }
 
 // join appends name to dir the way findings report paths: no "./" prefix
