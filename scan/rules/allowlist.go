@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"strings"
 	"unicode/utf8"
 )
@@ -123,17 +122,20 @@ func (a *allowlist) hasStopword(secret []byte) bool {
 	return false
 }
 
-// dropsFinding reports whether the allowlist drops a finding.
-func (a *allowlist) dropsFinding(path string, secret, match, line []byte) bool {
-	target := secret
-	switch a.target {
-	case "match":
-		target = match
-	case "line":
-		target = line
+// dropsFinding reports whether the allowlist drops a finding whose line
+// is data[lineLo:lineHi].
+func (a *allowlist) dropsFinding(s *Scratch, path string, secret, match, data []byte, lineLo, lineHi int) bool {
+	regexPasses := func() bool {
+		switch a.target {
+		case "match":
+			return a.regexPasses(match)
+		case "line":
+			return s.lineRegexPasses(a, data, lineLo, lineHi)
+		}
+		return a.regexPasses(secret)
 	}
 	if !a.and {
-		return a.regexPasses(target) || a.hasStopword(secret)
+		return a.hasStopword(secret) || regexPasses() // the cheap check first
 	}
 	if a.commits {
 		return false
@@ -141,7 +143,7 @@ func (a *allowlist) dropsFinding(path string, secret, match, line []byte) bool {
 	if a.paths != nil && (path == "" || !a.paths.MatchString(path)) {
 		return false
 	}
-	if a.regexes != nil && !a.regexPasses(target) {
+	if a.regexes != nil && !regexPasses() {
 		return false
 	}
 	if a.stopCheck && !a.hasStopword(secret) {
@@ -150,12 +152,35 @@ func (a *allowlist) dropsFinding(path string, secret, match, line []byte) bool {
 	return true
 }
 
+// lineVerdict remembers whether an allowlist's regexes pass on a line.
+type lineVerdict struct {
+	a      *allowlist
+	lo, hi int
+	passes bool
+}
+
+// lineRegexPasses is a.regexPasses(data[lo:hi]) for a finding's line,
+// remembered: every finding on a line asks the same question, and a line
+// can be the whole buffer (a minified file), which a regex would otherwise
+// read once per finding. The memory holds the last few answers and is
+// cleared for each buffer.
+func (s *Scratch) lineRegexPasses(a *allowlist, data []byte, lo, hi int) bool {
+	for _, v := range s.lineVerdicts {
+		if v.a == a && v.lo == lo && v.hi == hi {
+			return v.passes
+		}
+	}
+	passes := a.regexPasses(data[lo:hi])
+	if len(s.lineVerdicts) == cap(s.lineVerdicts) && len(s.lineVerdicts) >= 8 {
+		copy(s.lineVerdicts, s.lineVerdicts[1:])
+		s.lineVerdicts = s.lineVerdicts[:len(s.lineVerdicts)-1]
+	}
+	s.lineVerdicts = append(s.lineVerdicts, lineVerdict{a, lo, hi, passes})
+	return passes
+}
+
+// The inline suppressions (see Scratch.inlineAllowed).
 var (
 	gitleaksAllow = []byte("gitleaks:allow")
 	spindleAllow  = []byte("spindle:allow")
 )
-
-// inlineAllowed reports whether a line carries an inline suppression.
-func inlineAllowed(line []byte) bool {
-	return bytes.Contains(line, gitleaksAllow) || bytes.Contains(line, spindleAllow)
-}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -66,8 +65,7 @@ type rule struct {
 	asserts assertions     // its zero-width assertions
 	choice  engine         // ruleEngine when the rule was compiled
 	engine  engine         // the engine chosen for speed (lazy's fast forms use it if it compiles them)
-	once    sync.Once
-	lazy    *lazyForms // built by forms()
+	lazy    lazyForms      // built on first use (engine.go)
 
 	path       *pathRegex
 	group      int

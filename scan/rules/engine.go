@@ -3,6 +3,7 @@ package rules
 import (
 	"regexp"
 	"regexp/syntax"
+	"sync"
 
 	re2 "github.com/wasilibs/go-re2"
 )
@@ -68,79 +69,77 @@ func chooseEngine(pref engine, std matcher) engine {
 // go-re2 forms and the match core. Compiling them for every rule is most
 // of what Compile used to cost (go-re2 compiles several times slower than
 // the standard library, some hundredfold under the race detector), and
-// most rules never run on a given tree: on the Go source tree, 30 of
-// gitleaks' 222 rules open a window. So each rule builds them on its first
-// run (rule.forms, under a sync.Once), and a Detector costs little more
-// than parsing its regexes.
-//
-// Every field is indexed by window form, as rule.std is. fast holds the
-// rule's regex compiled by the engine chosen for speed (rule.engine); it
-// is std itself when that is the standard library. test decides whether
-// a window holds a match at all (see matchCore), with testStd as its
-// standard-library fallback for invalid UTF-8 and testEngine its engine.
+// most rules never need a regex on a given tree: on the Go source tree,
+// under 50 of gitleaks' 222 rules get a window that holds their run. So
+// each rule builds them when it first needs them, in two parts, each under
+// a sync.Once: test, the forms that decide whether a text holds a match
+// (the match core's, see matchCore, or the regex's own if it has none),
+// when a window first gets that far; find, the regex's own forms that
+// locate the matches, when a test first succeeds. A Detector costs little
+// more than parsing its regexes.
 type lazyForms struct {
-	fast          [4]matcher
-	fastEngine    engine
-	test, testStd [4]matcher
-	testEngine    engine
+	testOnce, findOnce sync.Once
+	test, find         formSet
 }
 
-// finder returns the form v of the rule's regex for finding matches in a
-// text, valid saying whether the text is valid UTF-8 (go-re2 is used only
-// on valid text; see matcher).
-func (f *lazyForms) finder(r *rule, v int, valid bool) matcher {
-	if f.fastEngine != engineStdlib && !valid {
-		return r.std[v]
+// formSet is a regex in every window form (indexed as rule.std), compiled
+// by the engine chosen for speed (fast) and by the standard library (std),
+// which go-re2 needs on invalid UTF-8 (see matcher).
+type formSet struct {
+	fast, std [4]matcher
+	engine    engine // fast's
+}
+
+// pick returns form v for a text; valid says whether the text is valid
+// UTF-8, and needs to be computed only when f.engine is not the standard
+// library.
+func (f *formSet) pick(v int, valid bool) matcher {
+	if f.engine != engineStdlib && !valid {
+		return f.std[v]
 	}
 	return f.fast[v]
 }
 
-// tester returns the form v of the match core (or of the regex), for
-// deciding whether a text holds a match, as finder does.
-func (f *lazyForms) tester(v int, valid bool) matcher {
-	if f.testEngine != engineStdlib && !valid {
-		return f.testStd[v]
-	}
-	return f.test[v]
-}
-
-// needsValidity reports whether finder or tester depend on the text being
-// valid UTF-8.
-func (f *lazyForms) needsValidity() bool {
-	return f.fastEngine != engineStdlib || f.testEngine != engineStdlib
-}
-
-// forms returns the rule's lazily built regexes, building them on the
-// first call. Safe for concurrent use.
-func (r *rule) forms() *lazyForms {
-	r.once.Do(func() { r.lazy = r.buildForms() })
-	return r.lazy
-}
-
-// buildForms compiles the lazy forms. go-re2 is not the reference, so a
-// regex it rejects (the standard library accepted it at Compile) is run
-// by the standard library instead, which gives the same matches; the
-// same goes for a match core that does not compile.
-func (r *rule) buildForms() *lazyForms {
-	f := &lazyForms{fast: r.std, fastEngine: engineStdlib}
-	if r.engine != engineStdlib {
-		if fast, err := compileForms(r.engine, r.source, r.tree, r.asserts); err == nil {
-			f.fast, f.fastEngine = fast, r.engine
+// testForms returns the forms that decide whether a text holds a match of
+// the rule, building them on the first call. Safe for concurrent use.
+func (r *rule) testForms() *formSet {
+	r.lazy.testOnce.Do(func() {
+		core, ok := matchCore(r.tree)
+		if !ok {
+			r.lazy.test = *r.findForms()
+			return
 		}
-	}
-	f.test, f.testStd, f.testEngine = f.fast, r.std, f.fastEngine
-	if core, ok := matchCore(r.tree); ok {
 		expr := core.String()
-		if std, err := compileForms(engineStdlib, expr, core, r.asserts); err == nil {
-			f.testStd, f.test, f.testEngine = std, std, chooseEngine(r.choice, std[0])
-			if f.testEngine != engineStdlib {
-				if test, err := compileForms(f.testEngine, expr, core, r.asserts); err == nil {
-					f.test = test
-				} else {
-					f.testEngine = engineStdlib
-				}
-			}
+		std, err := compileForms(engineStdlib, expr, core, r.asserts)
+		if err != nil {
+			r.lazy.test = *r.findForms() // unreachable; the regex itself decides as well
+			return
 		}
+		r.lazy.test = compileFast(formSet{fast: std, std: std, engine: engineStdlib},
+			chooseEngine(r.choice, std[0]), expr, core, r.asserts)
+	})
+	return &r.lazy.test
+}
+
+// findForms returns the rule's regex in every form, building the fast
+// ones on the first call. Safe for concurrent use.
+func (r *rule) findForms() *formSet {
+	r.lazy.findOnce.Do(func() {
+		r.lazy.find = compileFast(formSet{fast: r.std, std: r.std, engine: engineStdlib},
+			r.engine, r.source, r.tree, r.asserts)
+	})
+	return &r.lazy.find
+}
+
+// compileFast sets f's fast forms to expr compiled by e. go-re2 is not the
+// reference, so if it rejects a regex the standard library accepted, f
+// keeps the standard library's forms, which give the same matches.
+func compileFast(f formSet, e engine, expr string, tree *syntax.Regexp, a assertions) formSet {
+	if e == engineStdlib {
+		return f
+	}
+	if fast, err := compileForms(e, expr, tree, a); err == nil {
+		f.fast, f.engine = fast, e
 	}
 	return f
 }

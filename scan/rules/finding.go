@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"math"
 	"slices"
 	"strings"
@@ -15,7 +14,7 @@ import (
 
 // finish appends the finding for the regex match data[m0:m1] to out, unless
 // a filter drops it.
-func (d *Detector) finish(r *rule, path string, data []byte, m0, m1 int, out []found) []found {
+func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 int, out []found) []found {
 	raw := data[m0:m1]
 	a, b := 0, len(raw)
 	for a < b && raw[a] == '\n' {
@@ -27,9 +26,8 @@ func (d *Detector) finish(r *rule, path string, data []byte, m0, m1 int, out []f
 	match := raw[a:b]
 	end := m0 + len(match) // gitleaks' end offset (it keeps the untrimmed start)
 
-	lineLo, lineHi := gitleaksLine(data, m0, end)
-	line := data[lineLo:lineHi]
-	if inlineAllowed(line) {
+	lineLo, lineHi := s.gitleaksLine(data, m0, end)
+	if s.inlineAllowed(data, lineLo, lineHi) {
 		return out
 	}
 
@@ -60,12 +58,12 @@ func (d *Detector) finish(r *rule, path string, data []byte, m0, m1 int, out []f
 		return out
 	}
 	for _, al := range d.global {
-		if al.dropsFinding(path, secret, match, line) {
+		if al.dropsFinding(s, path, secret, match, data, lineLo, lineHi) {
 			return out
 		}
 	}
 	for _, al := range r.allow {
-		if al.dropsFinding(path, secret, match, line) {
+		if al.dropsFinding(s, path, secret, match, data, lineLo, lineHi) {
 			return out
 		}
 	}
@@ -92,31 +90,6 @@ func (d *Detector) finish(r *rule, path string, data []byte, m0, m1 int, out []f
 		rawStart: m0,
 		line:     -1,
 	})
-}
-
-// gitleaksLine returns the bounds of what gitleaks calls the finding's
-// line, for the inline-allow check and regexTarget = "line": from the '\n'
-// before the start (inclusive, or 0) to the first '\n' at or after end.
-// Two gitleaks quirks are kept: a buffer without any '\n' is one line, and
-// a match on an unterminated last line gets a "line" that begins at the
-// start of the buffer and ends at the next '\r' or the end.
-func gitleaksLine(data []byte, start, end int) (lo, hi int) {
-	if bytes.IndexByte(data, '\n') < 0 {
-		return 0, len(data)
-	}
-	if start+1 > len(data) || bytes.IndexByte(data[start+1:], '\n') < 0 {
-		hi = end
-		for hi < len(data) && data[hi] != '\n' && data[hi] != '\r' {
-			hi++
-		}
-		return 0, hi
-	}
-	lo = max(bytes.LastIndexByte(data[:start+1], '\n'), 0)
-	hi = end
-	if i := bytes.IndexByte(data[end:], '\n'); i >= 0 {
-		hi = end + i
-	}
-	return lo, hi
 }
 
 // shannonEntropy is gitleaks' entropy: over the runes of s (each invalid
@@ -162,21 +135,6 @@ func shannonEntropy(s []byte) float64 {
 	return e
 }
 
-// lineCol returns gitleaks' line index (newlines before Start) and column
-// of a finding. gitleaks counts the column from the '\n' before the match
-// (or from 1 on the first line), so columns after the first line are one
-// more than the usual 1-based column; it is kept for withinColumns.
-func lineCol(data []byte, f *found) (line, col int) {
-	if f.rawStart < 0 {
-		return 0, 0 // path-only finding
-	}
-	if f.line < 0 {
-		f.line = bytes.Count(data[:f.Start], []byte{'\n'})
-	}
-	prev := max(bytes.LastIndexByte(data[:f.rawStart+1], '\n'), 0)
-	return f.line, f.rawStart - prev + 1
-}
-
 // applyRequired keeps a composite rule's findings out[start:] only where
 // every required rule also has a finding within the given distance, as
 // gitleaks does. Required rules run without their keyword gate and
@@ -193,12 +151,12 @@ func (d *Detector) applyRequired(s *Scratch, r *rule, path string, data []byte, 
 	kept := out[:start]
 	for i := start; i < len(out); i++ {
 		p := &out[i]
-		pl, pc := lineCol(data, p)
+		pl, pc := s.lineCol(data, p)
 		ok := true
 		for k, part := range r.required {
 			near := false
 			for j := bounds[k]; j < bounds[k+1] && !near; j++ {
-				al, ac := lineCol(data, &s.aux[j])
+				al, ac := s.lineCol(data, &s.aux[j])
 				near = (part.lines == nil || abs(pl-al) <= *part.lines) &&
 					(part.column == nil || abs(pc-ac) <= *part.column)
 			}
@@ -236,28 +194,30 @@ func (d *Detector) dropGenericDuplicates(s *Scratch, data []byte) {
 	if !anyGeneric || len(s.found) < 2 {
 		return
 	}
-	// Line of each finding, counting newlines incrementally.
-	line, pos := 0, 0
+	// s.found is sorted by Start, so the findings of a line are a run of
+	// it; each generic finding looks at its own line's run only.
 	for i := range s.found {
-		f := &s.found[i]
-		line += bytes.Count(data[pos:f.Start], []byte{'\n'})
-		pos = f.Start
-		f.line = line
+		s.found[i].line = s.newlinesBefore(data, s.found[i].Start)
 	}
-	for i := range s.found {
-		g := &s.found[i]
-		if !d.rules[g.rule].generic {
-			continue
+	for lo := 0; lo < len(s.found); {
+		hi := lo + 1
+		for hi < len(s.found) && s.found[hi].line == s.found[lo].line {
+			hi++
 		}
-		for j := range s.found {
-			o := &s.found[j]
-			if o.line != g.line || o.rule == g.rule || d.rules[o.rule].generic {
+		line := s.found[lo:hi]
+		for i := range line {
+			g := &line[i]
+			if !d.rules[g.rule].generic {
 				continue
 			}
-			if strings.Contains(o.Secret, g.Secret) {
-				g.dropped = true
-				break
+			for j := range line {
+				o := &line[j]
+				if o.rule != g.rule && !d.rules[o.rule].generic && strings.Contains(o.Secret, g.Secret) {
+					g.dropped = true
+					break
+				}
 			}
 		}
+		lo = hi
 	}
 }

@@ -72,7 +72,7 @@ func referenceScan(d *Detector, path string, data []byte) []Match {
 		}
 		start := len(all)
 		for _, m := range referenceRawLower(r, data, lower) {
-			all = d.finish(r, path, data, m[0], m[1], all)
+			all = d.finish(s, r, path, data, m[0], m[1], all)
 		}
 		if len(r.required) > 0 && len(all) > start {
 			all = d.applyRequired(s, r, path, data, true, all, start)

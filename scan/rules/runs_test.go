@@ -126,15 +126,15 @@ func TestMatchCoreMatchesExactlyWhenTheRegexDoes(t *testing.T) {
 			if r.PathOnly {
 				continue
 			}
-			f := r.forms()
-			if f.testStd == r.std {
-				continue // no core
+			if _, ok := matchCore(r.tree); !ok {
+				continue
 			}
+			f := r.testForms()
 			cores++
 			for k := range texts {
 				text := g.corpus(d.rules[i:i+1], trees[i:i+1], 20+10*k, true)
 				for v := range 4 {
-					if got, want := f.testStd[v].Match(text), r.std[v].Match(text); got != want {
+					if got, want := f.std[v].Match(text), r.std[v].Match(text); got != want {
 						t.Fatalf("rule %s, form %d, text %q: core matches %v, regex %v", r.ID, v, text, got, want)
 					}
 				}
@@ -148,8 +148,8 @@ func TestMatchCoreMatchesExactlyWhenTheRegexDoes(t *testing.T) {
 
 // TestLazyFormsAreBuiltOnceUnderConcurrentScans has goroutines race to a
 // fresh detector's first scan, with go-re2 forced for every rule, and
-// checks that each rule's forms are built once and every goroutine
-// reports the same findings. Run it with -race.
+// checks that every goroutine sees the same compiled regexes and reports
+// the same findings. Run it with -race.
 func TestLazyFormsAreBuiltOnceUnderConcurrentScans(t *testing.T) {
 	saved := ruleEngine
 	ruleEngine = engineRE2
@@ -178,14 +178,14 @@ keywords = ["akia"]
 	const workers = 8
 	var wg sync.WaitGroup
 	got := make([]int, workers)
-	forms := make([][]*lazyForms, workers)
+	forms := make([][]matcher, workers)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			d.Scan(d.NewScratch(), "", text, func(Match) { got[w]++ })
 			for _, r := range d.rules {
-				forms[w] = append(forms[w], r.forms())
+				forms[w] = append(forms[w], r.testForms().fast[0], r.findForms().fast[0])
 			}
 		}()
 	}
@@ -201,8 +201,8 @@ keywords = ["akia"]
 		}
 	}
 	for _, r := range d.rules {
-		if r.forms().fastEngine != engineRE2 {
-			t.Errorf("rule %s: fast forms use engine %d, want go-re2", r.ID, r.forms().fastEngine)
+		if r.findForms().engine != engineRE2 || r.testForms().engine != engineRE2 {
+			t.Errorf("rule %s: fast forms use engines %d and %d, want go-re2", r.ID, r.findForms().engine, r.testForms().engine)
 		}
 	}
 }
@@ -219,7 +219,7 @@ func TestRaceBuildsUseTheStandardLibrary(t *testing.T) {
 		t.Errorf("defaultEngine = %d, want %d", defaultEngine, want)
 	}
 	d := mustDetector(t, "[[rules]]\nid = \"x\"\nregex = '''[a-z]+=[0-9]{8}'''\n")
-	if got := d.rules[0].forms().fastEngine; raceEnabled && got != engineStdlib {
+	if got := d.rules[0].findForms().engine; raceEnabled && got != engineStdlib {
 		t.Errorf("race build: rule uses engine %d", got)
 	}
 }

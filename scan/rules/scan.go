@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"cmp"
 	"slices"
 	"strings"
@@ -26,22 +25,17 @@ type Scratch struct {
 	found     []found
 	aux       []found
 
-	lower     string // strings.ToLower of the buffer, on the slow path only
-	lowerDone bool
-	validity  int8 // 0: not yet known, 1: data is valid UTF-8, 2: it is not
-	eol       [4]lineMemo
-	bol       [4]lineMemo
-	memoNext  int
+	lower        string // strings.ToLower of the buffer, on the slow path only
+	lowerDone    bool
+	validity     int8 // 0: not yet known, 1: data is valid UTF-8, 2: it is not
+	lines        lineIndex
+	lineVerdicts []lineVerdict // recent allowlist verdicts on lines of this buffer
 
 	path    string
 	pathSet bool
 	skip    bool
 	active  []bool // per rule: not excluded for path by its path regex or allowlists
 }
-
-// lineMemo remembers that data[from:to] holds no '\n' (to is a line end or
-// line start), so repeated EOL/BOL queries inside a long line cost O(1).
-type lineMemo struct{ from, to int }
 
 type span struct{ lo, hi int }
 
@@ -160,7 +154,8 @@ func (s *Scratch) prefilter(data []byte) (slow bool) {
 		s.fill[h.pattern]++
 	}
 	s.lowerDone, s.validity = false, 0
-	s.eol, s.bol = [4]lineMemo{}, [4]lineMemo{}
+	s.lines.built, s.lines.allowBuilt, s.lines.crAt = false, false, 0
+	s.lineVerdicts = s.lineVerdicts[:0]
 	return slow
 }
 
@@ -202,7 +197,7 @@ func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow 
 		return out
 	}
 	s.rawMatches(r, data, slow, func(m0, m1 int) {
-		out = d.finish(r, path, data, m0, m1, out)
+		out = d.finish(s, r, path, data, m0, m1, out)
 	})
 	return out
 }
@@ -215,16 +210,16 @@ func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow 
 // its match core matches: both are necessary for a match, the second
 // also sufficient (see runs.go and matchCore).
 func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int)) {
-	f := r.forms()
 	if slow || r.anchors == nil {
 		if !slow && r.run != nil && !r.run.has(data) {
 			return // no rare rune, so the run holds (runs.go)
 		}
-		valid := !f.needsValidity() || s.valid(data)
-		if !f.tester(0, valid).Match(data) {
+		test := r.testForms()
+		if !test.pick(0, test.engine == engineStdlib || s.valid(data)).Match(data) {
 			return
 		}
-		for _, m := range f.finder(r, 0, valid).FindAllIndex(data, -1) {
+		find := r.findForms()
+		for _, m := range find.pick(0, find.engine == engineStdlib || s.valid(data)).FindAllIndex(data, -1) {
 			fn(m[0], m[1])
 		}
 		return
@@ -241,11 +236,12 @@ func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int
 		if r.run != nil && !r.run.has(win) {
 			continue
 		}
-		valid := !f.needsValidity() || utf8.Valid(win)
-		if !f.tester(v, valid).Match(win) {
+		test := r.testForms()
+		if !test.pick(v, test.engine == engineStdlib || utf8.Valid(win)).Match(win) {
 			continue
 		}
-		for _, m := range f.finder(r, v, valid).FindAllIndex(win, -1) {
+		find := r.findForms()
+		for _, m := range find.pick(v, find.engine == engineStdlib || utf8.Valid(win)).FindAllIndex(win, -1) {
 			fn(w.lo+m[0], w.lo+m[1])
 		}
 	}
@@ -405,33 +401,4 @@ func (s *Scratch) leftReach(r reach, data []byte, x int) int {
 		x = max(s.lineStart(data, x)-a, 0)
 	}
 	return x
-}
-
-// lineEnd returns the index of the first '\n' at or after x, or len(data).
-func (s *Scratch) lineEnd(data []byte, x int) int {
-	for _, m := range s.eol {
-		if m.from <= x && x <= m.to && m.to > 0 {
-			return m.to
-		}
-	}
-	end := len(data)
-	if i := bytes.IndexByte(data[x:], '\n'); i >= 0 {
-		end = x + i
-	}
-	s.eol[s.memoNext&3] = lineMemo{x, end}
-	s.memoNext++
-	return end
-}
-
-// lineStart returns one past the last '\n' before x, or 0.
-func (s *Scratch) lineStart(data []byte, x int) int {
-	for _, m := range s.bol {
-		if m.from <= x && x <= m.to && m.to > 0 {
-			return m.from
-		}
-	}
-	start := bytes.LastIndexByte(data[:x], '\n') + 1
-	s.bol[s.memoNext&3] = lineMemo{start, x}
-	s.memoNext++
-	return start
 }
