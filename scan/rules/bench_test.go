@@ -136,7 +136,7 @@ func BenchmarkWholeBuffer(b *testing.B) {
 					open = open || strings.Contains(lower, k)
 				}
 				if open {
-					r.std[0].FindAllIndex(c, -1)
+					r.ref.FindAllIndex(c, -1)
 				}
 			}
 		}

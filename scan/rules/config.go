@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
+	"regexp/syntax"
 	"strings"
 )
 
@@ -243,16 +243,16 @@ func validateRule(r *Rule) (problem string) {
 		return fmt.Sprintf("secretGroup %d is negative", r.SecretGroup)
 	}
 	if r.Regex != "" {
-		re, err := regexp.Compile(r.Regex)
+		re, err := parseRegex(r.Regex)
 		if err != nil {
 			return "invalid regex: " + regexErrText(err)
 		}
-		if r.SecretGroup > re.NumSubexp() {
-			return fmt.Sprintf("secretGroup %d is out of range: the regex has %d capture group%s", r.SecretGroup, re.NumSubexp(), plural(re.NumSubexp()))
+		if n := re.MaxCap(); r.SecretGroup > n {
+			return fmt.Sprintf("secretGroup %d is out of range: the regex has %d capture group%s", r.SecretGroup, n, plural(n))
 		}
 	}
 	if r.Path != "" {
-		if _, err := regexp.Compile(r.Path); err != nil {
+		if _, err := parseRegex(r.Path); err != nil {
 			return "invalid path regex: " + regexErrText(err)
 		}
 	}
@@ -267,6 +267,13 @@ func validateRule(r *Rule) (problem string) {
 		}
 	}
 	return ""
+}
+
+// parseRegex checks expr as regexp.Compile does, at a fraction of the
+// cost: regexp.Compile fails only where syntax.Parse with the Perl flags
+// does, with the same error.
+func parseRegex(expr string) (*syntax.Regexp, error) {
+	return syntax.Parse(expr, syntax.Perl)
 }
 
 func regexErrText(err error) string {
@@ -298,22 +305,22 @@ func validateAllowlist(a *Allowlist, global bool) string {
 		return "targetRules is only allowed in a global [[allowlists]]"
 	}
 	for _, p := range a.Paths {
-		if _, err := regexp.Compile(p); err != nil {
+		if _, err := parseRegex(p); err != nil {
 			return "invalid path regex: " + regexErrText(err)
 		}
 	}
 	for _, p := range a.Regexes {
-		if _, err := regexp.Compile(p); err != nil {
+		if _, err := parseRegex(p); err != nil {
 			return "invalid regex: " + regexErrText(err)
 		}
 	}
 	if len(a.Paths) > 0 {
-		if _, err := regexp.Compile(joinAlternatives(a.Paths)); err != nil {
+		if _, err := parseRegex(joinAlternatives(a.Paths)); err != nil {
 			return "path regexes cannot be combined: " + regexErrText(err)
 		}
 	}
 	if len(a.Regexes) > 0 {
-		if _, err := regexp.Compile(joinAlternatives(a.Regexes)); err != nil {
+		if _, err := parseRegex(joinAlternatives(a.Regexes)); err != nil {
 			return "regexes cannot be combined: " + regexErrText(err)
 		}
 	}

@@ -53,14 +53,11 @@ type rule struct {
 	index  int
 	source string // the regex as written
 
-	// std[0] is the regex, compiled by the standard library, whose
-	// semantics are the reference (gitleaks' default build uses it).
-	// std[v] for v > 0 is the same regex for a window that does not start
-	// at the buffer's start (bit 0: \A cannot match) or does not end at its
-	// end (bit 1: \z cannot match). Compile builds them (it must report an
-	// invalid regex); everything else is built on first use (see lazy).
-	// nil for a path-only rule.
-	std     [4]matcher
+	// ref is the regex compiled by the standard library, whose semantics
+	// are the reference (gitleaks' default build uses it). Compile builds
+	// it (it must report an invalid regex); the other compiled forms are
+	// built on first use (see lazy). nil for a path-only rule.
+	ref     matcher
 	tree    *syntax.Regexp // the parsed regex
 	asserts assertions     // its zero-width assertions
 	choice  engine         // ruleEngine when the rule was compiled
@@ -249,11 +246,11 @@ func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
 	r.run, _ = requiredRun(tree)
 	r.tree, r.asserts = tree, assertionsOf(tree)
 	r.cutNL = r.asserts.beginLine || r.asserts.endLine
-	if r.std, err = compileForms(engineStdlib, cr.Regex, tree, r.asserts); err != nil {
-		return err
+	if r.ref, err = compileRegex(cr.Regex); err != nil {
+		return fmt.Errorf("invalid regex: %s", regexErrText(err))
 	}
 	r.choice = ruleEngine
-	r.engine = chooseEngine(r.choice, r.std[0])
+	r.engine = chooseEngine(r.choice, r.ref)
 	return nil
 }
 
@@ -265,14 +262,18 @@ func (r *rule) setAnchors(a anchoring, pattern func(string) int) {
 }
 
 // compileForms compiles the four window forms of a regex with one engine:
-// form v has \A disabled when bit 0 is set and \z when bit 1 is. Only the
-// forms that differ are compiled; the others share.
-func compileForms(e engine, expr string, tree *syntax.Regexp, a assertions) ([4]matcher, error) {
+// form v is the regex for a window that does not start at the buffer's
+// start (bit 0: \A cannot match) or does not end at its end (bit 1: \z
+// cannot match). Only the forms that differ are compiled; the others
+// share. zero, if not nil, is form 0 already compiled.
+func compileForms(e engine, expr string, tree *syntax.Regexp, a assertions, zero matcher) ([4]matcher, error) {
 	var forms [4]matcher
 	var err error
 	for v := range forms {
 		begin, end := v&1 != 0 && a.beginText, v&2 != 0 && a.endText
 		switch {
+		case v == 0 && zero != nil:
+			forms[0] = zero
 		case v == 0:
 			if forms[0], err = compileWith(e, expr); err != nil {
 				return forms, fmt.Errorf("invalid regex: %s", regexErrText(err))

@@ -65,26 +65,29 @@ func chooseEngine(pref engine, std matcher) engine {
 	return engineRE2
 }
 
-// lazyForms are the regexes of a rule that Compile does not build: the
-// go-re2 forms and the match core. Compiling them for every rule is most
-// of what Compile used to cost (go-re2 compiles several times slower than
-// the standard library, some hundredfold under the race detector), and
-// most rules never need a regex on a given tree: on the Go source tree,
-// under 50 of gitleaks' 222 rules get a window that holds their run. So
-// each rule builds them when it first needs them, in two parts, each under
-// a sync.Once: test, the forms that decide whether a text holds a match
-// (the match core's, see matchCore, or the regex's own if it has none),
-// when a window first gets that far; find, the regex's own forms that
-// locate the matches, when a test first succeeds. A Detector costs little
-// more than parsing its regexes.
+// lazyForms are the compiled regexes of a rule that Compile does not
+// build: the window forms, the go-re2 forms and the match core. Compiling
+// them for every rule is most of what Compile used to cost (go-re2
+// compiles several times slower than the standard library, some
+// hundredfold under the race detector, and a window form is compiled from
+// its syntax tree's String(), which is slow on large regexes), and most
+// rules never need a regex on a given tree: on the Go source tree, under
+// 50 of gitleaks' 222 rules get a window that holds their run. So each
+// rule builds them when it first needs them, in parts, each under a
+// sync.Once: std, the window forms of the reference; test, the forms that
+// decide whether a text holds a match (the match core's, see matchCore,
+// or the regex's own if it has none), when a window first gets that far;
+// find, the forms that locate the matches, when a test first succeeds. A
+// Detector costs little more than parsing and compiling its regexes once.
 type lazyForms struct {
-	testOnce, findOnce sync.Once
-	test, find         formSet
+	stdOnce, testOnce, findOnce sync.Once
+	std                         [4]matcher // nil if a window form did not compile
+	test, find                  formSet
 }
 
-// formSet is a regex in every window form (indexed as rule.std), compiled
-// by the engine chosen for speed (fast) and by the standard library (std),
-// which go-re2 needs on invalid UTF-8 (see matcher).
+// formSet is a regex in every window form (indexed as in compileForms),
+// compiled by the engine chosen for speed (fast) and by the standard
+// library (std), which go-re2 needs on invalid UTF-8 (see matcher).
 type formSet struct {
 	fast, std [4]matcher
 	engine    engine // fast's
@@ -100,8 +103,23 @@ func (f *formSet) pick(v int, valid bool) matcher {
 	return f.fast[v]
 }
 
+// stdForms returns the window forms of the reference regex, building them
+// on the first call, or false if one does not compile (it cannot happen:
+// a window form is the regex with some anchors replaced by a node that
+// never matches; the caller then scans the whole buffer, which needs only
+// the regex itself). Safe for concurrent use, as are testForms and
+// findForms, which may be called only after stdForms returned true.
+func (r *rule) stdForms() bool {
+	r.lazy.stdOnce.Do(func() {
+		if std, err := compileForms(engineStdlib, r.source, r.tree, r.asserts, r.ref); err == nil {
+			r.lazy.std = std
+		}
+	})
+	return r.lazy.std[0] != nil
+}
+
 // testForms returns the forms that decide whether a text holds a match of
-// the rule, building them on the first call. Safe for concurrent use.
+// the rule, building them on the first call.
 func (r *rule) testForms() *formSet {
 	r.lazy.testOnce.Do(func() {
 		core, ok := matchCore(r.tree)
@@ -110,7 +128,7 @@ func (r *rule) testForms() *formSet {
 			return
 		}
 		expr := core.String()
-		std, err := compileForms(engineStdlib, expr, core, r.asserts)
+		std, err := compileForms(engineStdlib, expr, core, r.asserts, nil)
 		if err != nil {
 			r.lazy.test = *r.findForms() // unreachable; the regex itself decides as well
 			return
@@ -122,10 +140,11 @@ func (r *rule) testForms() *formSet {
 }
 
 // findForms returns the rule's regex in every form, building the fast
-// ones on the first call. Safe for concurrent use.
+// ones on the first call.
 func (r *rule) findForms() *formSet {
 	r.lazy.findOnce.Do(func() {
-		r.lazy.find = compileFast(formSet{fast: r.std, std: r.std, engine: engineStdlib},
+		r.stdForms()
+		r.lazy.find = compileFast(formSet{fast: r.lazy.std, std: r.lazy.std, engine: engineStdlib},
 			r.engine, r.source, r.tree, r.asserts)
 	})
 	return &r.lazy.find
@@ -138,7 +157,7 @@ func compileFast(f formSet, e engine, expr string, tree *syntax.Regexp, a assert
 	if e == engineStdlib {
 		return f
 	}
-	if fast, err := compileForms(e, expr, tree, a); err == nil {
+	if fast, err := compileForms(e, expr, tree, a, nil); err == nil {
 		f.fast, f.engine = fast, e
 	}
 	return f

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"math"
+	"math/bits"
 	"regexp/syntax"
 	"unicode"
 	"unicode/utf8"
@@ -56,6 +57,35 @@ func (r *byteRun) has(data []byte) bool {
 	return false
 }
 
+// byteSet is a set of bytes, for the analysis.
+type byteSet [4]uint64
+
+func (b *byteSet) add(c byte) { b[c>>6] |= 1 << (c & 63) }
+func (b *byteSet) union(o *byteSet) {
+	b[0], b[1], b[2], b[3] = b[0]|o[0], b[1]|o[1], b[2]|o[2], b[3]|o[3]
+}
+func (b *byteSet) size() int {
+	return bits.OnesCount64(b[0]) + bits.OnesCount64(b[1]) + bits.OnesCount64(b[2]) + bits.OnesCount64(b[3])
+}
+func (b *byteSet) contains(c byte) bool { return b[c>>6]&(1<<(c&63)) != 0 }
+
+// addRune adds the bytes of r's encodings: r itself if ASCII, nothing if r
+// is a rare rune, else every byte from 0x80 up.
+func (b *byteSet) addRune(r rune) {
+	switch {
+	case r >= 0 && r < utf8.RuneSelf:
+		b.add(byte(r))
+	case !isRareRune(r):
+		b[2], b[3] = ^uint64(0), ^uint64(0)
+	}
+}
+
+// runCand is a candidate run: min bytes from set.
+type runCand struct {
+	set byteSet
+	min int
+}
+
 // runPart summarizes a node for the run analysis. pure says that every
 // byte the node matches is in set (a node that matches only the empty
 // string is pure with an empty set) and that it matches at least min
@@ -64,25 +94,29 @@ func (r *byteRun) has(data []byte) bool {
 // only, min 0 if none.
 type runPart struct {
 	pure, literal bool
-	set           [256]bool
+	set           byteSet
 	min           int
-	best          byteRun
+	best          runCand
 }
 
 // requiredRun returns the run every match of re contains, if one is worth
 // checking.
 func requiredRun(re *syntax.Regexp) (*byteRun, bool) {
 	p := runOf(re)
-	if !useful(&p.best) {
+	if !p.best.useful() {
 		return nil, false
 	}
-	return &p.best, true
+	r := &byteRun{min: p.best.min}
+	for c := range r.in {
+		r.in[c] = p.best.set.contains(byte(c))
+	}
+	return r, true
 }
 
 // useful reports whether a run is worth looking for: long, and over a set
 // that leaves out enough bytes.
-func useful(r *byteRun) bool {
-	return r.min >= minRunLen && setSize(r) <= maxRunBytes
+func (r *runCand) useful() bool {
+	return r.min >= minRunLen && r.set.size() <= maxRunBytes
 }
 
 // better returns the more useful of two runs, either of which is sound:
@@ -92,14 +126,14 @@ func useful(r *byteRun) bool {
 // literal text, and candidates made only of literals are not offered
 // (see runPart.literal): the windows of a rule sit around its keywords,
 // which usually are those literals.
-func better(a, b byteRun) byteRun {
-	if ua, ub := useful(&a), useful(&b); ua != ub {
+func better(a, b runCand) runCand {
+	if ua, ub := a.useful(), b.useful(); ua != ub {
 		if ub {
 			return b
 		}
 		return a
 	}
-	if bits(&b) > bits(&a) {
+	if b.bits() > a.bits() {
 		return b
 	}
 	return a
@@ -107,21 +141,11 @@ func better(a, b byteRun) byteRun {
 
 // bits is -log2 of the chance that min random printable bytes all fall in
 // the run's set.
-func bits(r *byteRun) float64 {
+func (r *runCand) bits() float64 {
 	if r.min == 0 {
 		return 0
 	}
-	return -float64(r.min) * math.Log2(float64(min(setSize(r), 96))/96)
-}
-
-func setSize(r *byteRun) int {
-	n := 0
-	for _, in := range r.in {
-		if in {
-			n++
-		}
-	}
-	return n
+	return -float64(r.min) * math.Log2(float64(min(r.set.size(), 96))/96)
 }
 
 func runOf(re *syntax.Regexp) runPart {
@@ -130,45 +154,40 @@ func runOf(re *syntax.Regexp) runPart {
 		syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 		return runPart{pure: true, literal: true}
 	case syntax.OpLiteral:
-		var p runPart
-		p.pure, p.literal = true, true
+		p := runPart{pure: true, literal: true, min: len(re.Rune)}
 		for _, r := range re.Rune {
-			addRune(&p.set, r)
+			p.set.addRune(r)
 			if re.Flags&syntax.FoldCase != 0 {
 				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-					addRune(&p.set, f)
+					p.set.addRune(f)
 				}
 			}
 		}
-		p.min = len(re.Rune)
 		return p
 	case syntax.OpCharClass:
-		var p runPart
 		if len(re.Rune) == 0 {
 			return runPart{} // matches nothing: no run to promise, none needed
 		}
-		p.pure, p.min = true, 1
+		p := runPart{pure: true, min: 1}
 		for i := 0; i < len(re.Rune); i += 2 {
 			lo, hi := re.Rune[i], re.Rune[i+1]
 			for r := lo; r <= hi; r++ {
 				if r >= utf8.RuneSelf && hi-r >= rune(len(rareRunes)) {
-					addRune(&p.set, utf8.RuneError) // some rune here is not rare
+					p.set.addRune(utf8.RuneError) // some rune here is not rare
 					break
 				}
-				addRune(&p.set, r)
+				p.set.addRune(r)
 			}
 		}
-		p.best = byteRun{in: p.set, min: 1}
+		p.best = runCand{p.set, 1}
 		return p
 	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
 		p := runPart{pure: true, min: 1}
-		for c := range p.set {
-			p.set[c] = true
-		}
+		p.set = byteSet{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
 		if re.Op == syntax.OpAnyCharNotNL {
-			p.set['\n'] = false
+			p.set[0] &^= 1 << '\n'
 		}
-		p.best = byteRun{in: p.set, min: 1}
+		p.best = runCand{p.set, 1}
 		return p
 	case syntax.OpCapture:
 		return runOf(re.Sub[0])
@@ -187,7 +206,7 @@ func runOf(re *syntax.Regexp) runPart {
 		if sub.pure {
 			p.min = sub.min * re.Min
 			if !sub.literal {
-				p.best = better(sub.best, byteRun{in: sub.set, min: p.min})
+				p.best = better(sub.best, runCand{sub.set, p.min})
 			}
 		}
 		return p
@@ -204,14 +223,10 @@ func runOf(re *syntax.Regexp) runPart {
 			p.pure = p.pure && s.pure
 			p.literal = p.literal && s.literal
 			p.min = min(p.min, s.min)
-			for c := range p.set {
-				p.set[c] = p.set[c] || s.set[c]
-			}
+			p.set.union(&s.set)
 			// One branch or another matches: a run promised by every
 			// branch is the union of their sets at the shortest length.
-			for c := range p.best.in {
-				p.best.in[c] = p.best.in[c] || s.best.in[c]
-			}
+			p.best.set.union(&s.best.set)
 			p.best.min = min(p.best.min, s.best.min)
 		}
 		return p
@@ -231,39 +246,21 @@ func concatRun(subs []*syntax.Regexp) runPart {
 		p.pure = p.pure && parts[i].pure
 		p.literal = p.literal && parts[i].literal
 		p.min += parts[i].min
-		for c := range p.set {
-			p.set[c] = p.set[c] || parts[i].set[c]
-		}
+		p.set.union(&parts[i].set)
 	}
 	for i := range parts {
 		if !parts[i].pure {
 			continue
 		}
-		span, literal := byteRun{}, true
+		var span runCand
+		literal := true
 		for j := i; j < len(parts) && parts[j].pure; j++ {
 			span.min += parts[j].min
-			for c := range span.in {
-				span.in[c] = span.in[c] || parts[j].set[c]
-			}
+			span.set.union(&parts[j].set)
 			if literal = literal && parts[j].literal; !literal {
 				p.best = better(p.best, span)
 			}
 		}
 	}
 	return p
-}
-
-// addRune adds the bytes of r's encodings to set: r itself if ASCII,
-// nothing if r is a rare rune, else every byte from 0x80 up.
-func addRune(set *[256]bool, r rune) {
-	if r < utf8.RuneSelf && r >= 0 {
-		set[r] = true
-		return
-	}
-	if isRareRune(r) {
-		return
-	}
-	for c := utf8.RuneSelf; c < 256; c++ {
-		set[c] = true
-	}
 }

@@ -203,7 +203,7 @@ func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow 
 }
 
 // rawMatches calls fn with every match of the rule's regex in data, in
-// order: the same matches as r.std[0].FindAllIndex(data, -1), found in
+// order: the same matches as r.ref.FindAllIndex(data, -1), found in
 // windows around anchor hits when the rule has anchors and the buffer is on
 // the fast path. The gate is not checked here. A text (a window, or the
 // whole buffer) is searched only if it holds the rule's required run and
@@ -211,17 +211,7 @@ func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow 
 // also sufficient (see runs.go and matchCore).
 func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int)) {
 	if slow || r.anchors == nil {
-		if !slow && r.run != nil && !r.run.has(data) {
-			return // no rare rune, so the run holds (runs.go)
-		}
-		test := r.testForms()
-		if !test.pick(0, test.engine == engineStdlib || s.valid(data)).Match(data) {
-			return
-		}
-		find := r.findForms()
-		for _, m := range find.pick(0, find.engine == engineStdlib || s.valid(data)).FindAllIndex(data, -1) {
-			fn(m[0], m[1])
-		}
+		s.wholeMatches(r, data, slow, fn)
 		return
 	}
 	for _, w := range s.windows(r, data) {
@@ -236,6 +226,12 @@ func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int
 		if r.run != nil && !r.run.has(win) {
 			continue
 		}
+		if !r.stdForms() {
+			// No window forms (see stdForms); nothing was reported yet,
+			// since this is the first window to need a regex.
+			s.wholeMatches(r, data, slow, fn)
+			return
+		}
 		test := r.testForms()
 		if !test.pick(v, test.engine == engineStdlib || utf8.Valid(win)).Match(win) {
 			continue
@@ -244,6 +240,27 @@ func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int
 		for _, m := range find.pick(v, find.engine == engineStdlib || utf8.Valid(win)).FindAllIndex(win, -1) {
 			fn(w.lo+m[0], w.lo+m[1])
 		}
+	}
+}
+
+// wholeMatches is rawMatches over the whole buffer.
+func (s *Scratch) wholeMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int)) {
+	if !slow && r.run != nil && !r.run.has(data) {
+		return // no rare rune, so the run holds (runs.go)
+	}
+	if !r.stdForms() {
+		for _, m := range r.ref.FindAllIndex(data, -1) {
+			fn(m[0], m[1])
+		}
+		return
+	}
+	test := r.testForms()
+	if !test.pick(0, test.engine == engineStdlib || s.valid(data)).Match(data) {
+		return
+	}
+	find := r.findForms()
+	for _, m := range find.pick(0, find.engine == engineStdlib || s.valid(data)).FindAllIndex(data, -1) {
+		fn(m[0], m[1])
 	}
 }
 
