@@ -78,7 +78,8 @@ type rule struct {
 	left    bound    // from an anchor's end back to the start of a match
 	right   bound    // from an anchor's start on to the end of a match
 	cutNL   bool     // windows must be cut at '\n' ((?m)^ or $ present)
-	run     *byteRun // every match holds this run; nil if none worth checking (runs.go)
+	run     *byteRun    // every match holds this run; nil if none worth checking (runs.go)
+	prefix  *lazyPrefix // the regex is X{0,n}? C, and C finds its matches (prefix.go); nil if not
 	maxLen  int      // longest match in bytes; -1 if unbounded
 }
 
@@ -244,6 +245,7 @@ func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
 	}
 
 	r.run, _ = requiredRun(tree)
+	r.prefix, _ = lazyPrefixOf(tree)
 	r.tree, r.asserts = tree, assertionsOf(tree)
 	r.cutNL = r.asserts.beginLine || r.asserts.endLine
 	if r.ref, err = compileRegex(cr.Regex); err != nil {

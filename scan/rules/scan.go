@@ -232,14 +232,7 @@ func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int
 			s.wholeMatches(r, data, slow, fn)
 			return
 		}
-		test := r.testForms()
-		if !test.pick(v, test.engine == engineStdlib || utf8.Valid(win)).Match(win) {
-			continue
-		}
-		find := r.findForms()
-		for _, m := range find.pick(v, find.engine == engineStdlib || utf8.Valid(win)).FindAllIndex(win, -1) {
-			fn(w.lo+m[0], w.lo+m[1])
-		}
+		find(r, win, v, -1, w.lo, fn)
 	}
 }
 
@@ -254,14 +247,59 @@ func (s *Scratch) wholeMatches(r *rule, data []byte, slow bool, fn func(m0, m1 i
 		}
 		return
 	}
+	valid := int8(-1)
+	if s.validity != 0 {
+		valid = b2i8(s.valid(data))
+	}
+	if slow {
+		// The lazy prefix and the match core may not hold on text with rare
+		// runes; only the regex itself does.
+		find := r.findForms()
+		for _, m := range find.pick(0, find.engine == engineStdlib || s.valid(data)).FindAllIndex(data, -1) {
+			fn(m[0], m[1])
+		}
+		return
+	}
+	find(r, data, 0, valid, 0, fn)
+}
+
+// find calls fn with the matches of the rule's regex in form v in text (a
+// window, or the whole buffer of a buffer on the fast path), at offset
+// base of the buffer. valid is 1 if text is known to be valid UTF-8, 0 if
+// known not to be, -1 if not known yet. The match core decides whether
+// there is any match; a rule with a lazy prefix finds its matches with
+// the core as well (prefix.go), the others with the regex itself.
+func find(r *rule, text []byte, v int, valid int8, base int, fn func(m0, m1 int)) {
+	isValid := func() bool {
+		if valid < 0 {
+			valid = b2i8(utf8.Valid(text))
+		}
+		return valid == 1
+	}
 	test := r.testForms()
-	if !test.pick(0, test.engine == engineStdlib || s.valid(data)).Match(data) {
+	core := test.pick(v, test.engine == engineStdlib || isValid())
+	if r.prefix != nil {
+		floor := 0
+		for _, m := range core.FindAllIndex(text, -1) {
+			fn(base+r.prefix.extend(text, m[0], floor), base+m[1])
+			floor = m[1]
+		}
+		return
+	}
+	if !core.Match(text) {
 		return
 	}
 	find := r.findForms()
-	for _, m := range find.pick(0, find.engine == engineStdlib || s.valid(data)).FindAllIndex(data, -1) {
-		fn(m[0], m[1])
+	for _, m := range find.pick(v, find.engine == engineStdlib || isValid()).FindAllIndex(text, -1) {
+		fn(base+m[0], base+m[1])
 	}
+}
+
+func b2i8(b bool) int8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // valid reports whether data is valid UTF-8, once per buffer.
