@@ -72,15 +72,15 @@ type rule struct {
 	skipReport bool
 	generic    bool // its id contains "generic": gitleaks drops its findings that a specific rule also found
 
-	gate    []int    // keyword pattern ids; nil: the rule always runs
-	keyText []string // its folded keywords, for the slow path
-	anchors []int    // pattern ids whose hits bound every match; nil: scan the whole buffer
-	left    bound    // from an anchor's end back to the start of a match
-	right   bound    // from an anchor's start on to the end of a match
-	cutNL   bool     // windows must be cut at '\n' ((?m)^ or $ present)
+	gate    []int       // keyword pattern ids; nil: the rule always runs
+	keyText []string    // its folded keywords, for the slow path
+	anchors []int       // pattern ids whose hits bound every match; nil: scan the whole buffer
+	left    bound       // from an anchor's end back to the start of a match
+	right   bound       // from an anchor's start on to the end of a match
+	cutNL   bool        // windows must be cut at '\n' ((?m)^ or $ present)
 	run     *byteRun    // every match holds this run; nil if none worth checking (runs.go)
 	prefix  *lazyPrefix // the regex is X{0,n}? C, and C finds its matches (prefix.go); nil if not
-	maxLen  int      // longest match in bytes; -1 if unbounded
+	maxLen  int         // longest match in bytes; -1 if unbounded
 }
 
 type requiredPart struct {
