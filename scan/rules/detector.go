@@ -285,8 +285,7 @@ func compileForms(e engine, expr string, tree *syntax.Regexp, a assertions, zero
 		case begin != (v&1 != 0) || end != (v&2 != 0):
 			forms[v] = forms[b2i(begin)|b2i(end)<<1]
 		default:
-			alt := withoutTextAnchors(tree, begin, end)
-			if forms[v], err = compileWith(e, alt.String()); err != nil {
+			if forms[v], err = compileWith(e, regexText(tree, begin, end)); err != nil {
 				return forms, fmt.Errorf("internal: cannot compile the window form of the regex: %v", err)
 			}
 		}

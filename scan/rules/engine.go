@@ -127,7 +127,7 @@ func (r *rule) testForms() *formSet {
 			r.lazy.test = *r.findForms()
 			return
 		}
-		expr := core.String()
+		expr := regexText(core, false, false)
 		std, err := compileForms(engineStdlib, expr, core, r.asserts, nil)
 		if err != nil {
 			r.lazy.test = *r.findForms() // unreachable; the regex itself decides as well
