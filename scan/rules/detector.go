@@ -13,6 +13,8 @@ type Detector struct {
 	rules     []*rule
 	byID      map[string]int
 	global    []*allowlist // global allowlists (targeted ones live on their rules)
+	pathRules []int        // rules whose path regex or allowlists can exclude a file
+	pathOnly  []int        // reported rules with a path and no regex (see ScanPath)
 	keywords  *keywordDFA  // every keyword and anchor literal, plus the rare-rune sentinels
 	npatterns int          // patterns in keywords
 	rareFrom  int          // pattern ids >= rareFrom are rare-rune sentinels
@@ -164,6 +166,18 @@ func Compile(cfg *Config) (*Detector, error) {
 		}
 		d.byID[cr.ID] = r.index
 		d.rules = append(d.rules, r)
+	}
+	for i, r := range d.rules {
+		pathDependent := r.path != nil
+		for _, a := range r.allow {
+			pathDependent = pathDependent || a.paths != nil
+		}
+		if pathDependent {
+			d.pathRules = append(d.pathRules, i)
+		}
+		if r.PathOnly && !r.skipReport && r.path != nil {
+			d.pathOnly = append(d.pathOnly, i)
+		}
 	}
 	for i, cr := range cfg.Rules {
 		for _, req := range cr.Required {
@@ -360,10 +374,8 @@ func (d *Detector) ScanPath(path string, emit func(Match)) {
 	if d.SkipPath(path) {
 		return
 	}
-	for _, r := range d.rules {
-		if !r.PathOnly || r.skipReport || r.path == nil {
-			continue
-		}
+	for _, i := range d.pathOnly {
+		r := d.rules[i]
 		if fileAllowed(r.allow, path) || !r.path.MatchString(path) {
 			continue
 		}

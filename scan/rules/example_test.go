@@ -70,6 +70,27 @@ func ExampleDetector_ScanPath() {
 	// Output: pkcs12-keystore-file file detected: deploy/signing.p12
 }
 
+// A worker that asks about a file's path before reading it, then scans
+// its chunks, keeps the verdicts in its Scratch: the path's regexes run
+// once per file.
+func ExampleScratch_SkipPath() {
+	d, err := rules.Compile(rules.Default())
+	if err != nil {
+		log.Fatal(err)
+	}
+	s := d.NewScratch()
+	for _, path := range []string{"node_modules/left-pad/index.js", "deploy/signing.p12"} {
+		if s.SkipPath(path) {
+			fmt.Println("skip", path)
+			continue
+		}
+		s.ScanPath(path, func(m rules.Match) { fmt.Println(m.RuleID, m.Match) })
+	}
+	// Output:
+	// skip node_modules/left-pad/index.js
+	// pkcs12-keystore-file file detected: deploy/signing.p12
+}
+
 func ExampleFind() {
 	cfg, used, err := rules.Find("/nonexistent/repo", "")
 	if err != nil {

@@ -50,16 +50,24 @@ type found struct {
 
 // NewScratch returns working memory for Scan.
 func (d *Detector) NewScratch() *Scratch {
-	return &Scratch{
+	s := &Scratch{
 		d:      d,
 		count:  make([]int32, d.npatterns),
 		offset: make([]int32, d.npatterns+1),
 		fill:   make([]int32, d.npatterns),
 		active: make([]bool, len(d.rules)),
 	}
+	for i := range s.active {
+		s.active[i] = true // setPath updates those in d.pathRules
+	}
+	return s
 }
 
-// setPath caches which rules apply to path.
+// setPath decides, once per path, what the path alone decides: whether a
+// global allowlist skips the file, and which rules apply to it (the rules
+// in d.pathRules; the others always apply). The engine asks about a file's
+// path several times (before reading it, for its path-only rules, for
+// each chunk), and the answers are the same every time.
 func (s *Scratch) setPath(path string) {
 	if s.pathSet && s.path == path {
 		return
@@ -67,8 +75,36 @@ func (s *Scratch) setPath(path string) {
 	d := s.d
 	s.path, s.pathSet = path, true
 	s.skip = d.SkipPath(path)
-	for i, r := range d.rules {
+	for _, i := range d.pathRules {
+		r := d.rules[i]
 		s.active[i] = !fileAllowed(r.allow, path) && (r.path == nil || r.path.MatchString(path))
+	}
+}
+
+// SkipPath is Detector.SkipPath, remembered: a SkipPath, ScanPath or Scan
+// of the same path with this Scratch right after it does not evaluate the
+// path's regexes again.
+func (s *Scratch) SkipPath(path string) bool {
+	s.setPath(path)
+	return s.skip
+}
+
+// ScanPath is Detector.ScanPath with the verdicts the Scratch remembers
+// for path (see SkipPath).
+func (s *Scratch) ScanPath(path string, emit func(Match)) {
+	s.setPath(path)
+	if s.skip {
+		return
+	}
+	for _, i := range s.d.pathOnly {
+		if r := s.d.rules[i]; s.active[i] {
+			emit(Match{
+				RuleID:      r.ID,
+				Description: r.Description,
+				Tags:        r.Tags,
+				Match:       "file detected: " + path,
+			})
+		}
 	}
 }
 

@@ -239,6 +239,32 @@ func TestPathOnlyRules(t *testing.T) {
 	}
 }
 
+// TestScratchPathVerdictsMatchTheDetector checks the Scratch's remembered
+// path verdicts against the Detector's, path after path with one Scratch,
+// and that a Scan after them finds what a fresh Scratch finds.
+func TestScratchPathVerdictsMatchTheDetector(t *testing.T) {
+	for _, d := range []*Detector{defaultDetector(t), gitleaksDetector(t)} {
+		s := d.NewScratch()
+		paths := []string{"", "a.go", "certs/server.p12", "node_modules/x/a.p12", "x/go.sum", "app/config.php",
+			"app/config.php", "main.tf", "src/vendor/golang.org/x/net/a.go", "nuget.config", "a.go", "Ü/ſecret.pfx"}
+		for _, p := range paths {
+			if got, want := s.SkipPath(p), d.SkipPath(p); got != want {
+				t.Errorf("SkipPath(%q) = %v, Detector says %v", p, got, want)
+			}
+			var got, want []Match
+			s.ScanPath(p, func(m Match) { got = append(got, m) })
+			d.ScanPath(p, func(m Match) { want = append(want, m) })
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("ScanPath(%q) = %v, Detector says %v", p, got, want)
+			}
+			text := []byte("secret_key = 'AKIAIOSFODNN7EXAMPLF' password=hunter2hunter2 <add key=\"ClearTextPassword\" value=\"abcdefgh\" />")
+			if got, want := scanAll(d, s, p, text), scanAll(d, d.NewScratch(), p, text); !reflect.DeepEqual(got, want) {
+				t.Errorf("Scan(%q) after path verdicts = %v, fresh Scratch %v", p, ids(got), ids(want))
+			}
+		}
+	}
+}
+
 // TestRareRunesTakeTheExactPath checks buffers where ASCII folding and
 // gitleaks' strings.ToLower disagree: the Kelvin sign lowers to "k", so
 // the gate opens although no ASCII keyword occurs, and the regex, under
