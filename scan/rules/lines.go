@@ -14,10 +14,13 @@ import (
 // the buffer's start, and a buffer dense with findings asks once per
 // finding and per keyword hit: on a minified file, one line of a megabyte,
 // every question scanned up to a megabyte, and the scan went quadratic.
-// Instead, the first question about a buffer indexes its newlines (one
-// pass of bytes.IndexByte) and later ones binary-search the index; the
-// inline-allow markers are indexed the same way. What is left per finding
-// is a few binary searches, and gitleaks' own per-finding work.
+// Instead, a question searches at most lineProbe bytes by itself (enough
+// for the lines of ordinary text, so most buffers need nothing more); a
+// longer search indexes the buffer's newlines, once (one pass of
+// bytes.IndexByte), and that question and all later ones binary-search
+// the index. The inline-allow markers are indexed the same way. What is
+// left per finding is a few bounded searches, and gitleaks' own
+// per-finding work.
 
 // lineIndex holds the index of one buffer. It is part of a Scratch and
 // reset by Scratch.prefilter for each buffer.
@@ -55,22 +58,61 @@ func (s *Scratch) newlinesBefore(data []byte, x int) int {
 	return i
 }
 
-// lineEnd returns the index of the first '\n' at or after x, or len(data).
-func (s *Scratch) lineEnd(data []byte, x int) int {
+// lineProbe is how far the line questions search by themselves before
+// they build the index: far enough for the lines of ordinary text, so
+// that most buffers never need the index.
+const lineProbe = 256
+
+// nextNewline returns the index of the first '\n' at or after x, or -1.
+func (s *Scratch) nextNewline(data []byte, x int) int {
+	if x >= len(data) {
+		return -1
+	}
+	if !s.lines.built {
+		end := min(len(data), x+lineProbe)
+		if i := bytes.IndexByte(data[x:end], '\n'); i >= 0 {
+			return x + i
+		}
+		if end == len(data) {
+			return -1
+		}
+	}
 	nl := s.newlines(data)
 	if i, _ := slices.BinarySearch(nl, x); i < len(nl) {
 		return nl[i]
+	}
+	return -1
+}
+
+// prevNewline returns the index of the last '\n' before x, or -1.
+func (s *Scratch) prevNewline(data []byte, x int) int {
+	if !s.lines.built {
+		lo := max(0, x-lineProbe)
+		if i := bytes.LastIndexByte(data[lo:x], '\n'); i >= 0 {
+			return lo + i
+		}
+		if lo == 0 {
+			return -1
+		}
+	}
+	nl := s.newlines(data)
+	if i, _ := slices.BinarySearch(nl, x); i > 0 {
+		return nl[i-1]
+	}
+	return -1
+}
+
+// lineEnd returns the index of the first '\n' at or after x, or len(data).
+func (s *Scratch) lineEnd(data []byte, x int) int {
+	if i := s.nextNewline(data, x); i >= 0 {
+		return i
 	}
 	return len(data)
 }
 
 // lineStart returns one past the last '\n' before x, or 0.
 func (s *Scratch) lineStart(data []byte, x int) int {
-	nl := s.newlines(data)
-	if i, _ := slices.BinarySearch(nl, x); i > 0 {
-		return nl[i-1] + 1
-	}
-	return 0
+	return s.prevNewline(data, x) + 1
 }
 
 // gitleaksLine returns the bounds of what gitleaks calls the finding's
@@ -81,21 +123,20 @@ func (s *Scratch) lineStart(data []byte, x int) int {
 // a match on an unterminated last line gets a "line" that begins at the
 // start of the buffer and ends at the next '\r' or the end.
 func (s *Scratch) gitleaksLine(data []byte, start, end int) (lo, hi int) {
-	nl := s.newlines(data)
-	if len(nl) == 0 {
+	x := min(start+1, len(data))
+	before, after := s.prevNewline(data, x), s.nextNewline(data, x) // around start, inclusive before
+	switch {
+	case before < 0 && after < 0:
 		return 0, len(data)
-	}
-	if nl[len(nl)-1] < start+1 {
+	case after < 0:
 		// No '\n' after start: the line runs to the first '\n' or '\r' at
 		// or after end (a '\n' there is possible only if end <= start).
 		return 0, min(s.lineEnd(data, end), s.nextCR(data, end))
 	}
-	if i, _ := slices.BinarySearch(nl, start+1); i > 0 {
-		lo = nl[i-1] // the last '\n' at or before start
-	}
+	lo = max(before, 0)
 	hi = end // gitleaks' line stops at end when no '\n' follows
-	if i, _ := slices.BinarySearch(nl, end); i < len(nl) {
-		hi = nl[i]
+	if i := s.nextNewline(data, end); i >= 0 {
+		hi = i
 	}
 	return lo, hi
 }
