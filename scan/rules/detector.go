@@ -75,7 +75,7 @@ type rule struct {
 	generic    bool // its id contains "generic": gitleaks drops its findings that a specific rule also found
 
 	gate    []int       // keyword pattern ids; nil: the rule always runs
-	keyText []string    // its folded keywords, for the slow path
+	keyText []string    // its folded keywords
 	anchors []int       // pattern ids whose hits bound every match; nil: scan the whole buffer
 	left    bound       // from an anchor's end back to the start of a match
 	right   bound       // from an anchor's start on to the end of a match

@@ -25,8 +25,11 @@ type Scratch struct {
 	found     []found
 	aux       []found
 
-	lower        string // strings.ToLower of the buffer, on the slow path only
+	lower        []byte // strings.ToLower of the buffer, on the slow path only
 	lowerDone    bool
+	inLower      []bool // per pattern: it occurs in lower
+	lowerHits    []hit
+	lowerKW      keywordScan
 	validity     int8 // 0: not yet known, 1: data is valid UTF-8, 2: it is not
 	lines        lineIndex
 	lineVerdicts []lineVerdict // recent allowlist verdicts on lines of this buffer
@@ -210,10 +213,23 @@ func (s *Scratch) gateOpen(r *rule, data []byte, slow bool) bool {
 		return false
 	}
 	if !s.lowerDone {
-		s.lower, s.lowerDone = strings.ToLower(string(data)), true
+		// gitleaks lower-cases the buffer with strings.ToLower and looks
+		// for each keyword in it. One pass of the automaton over that text
+		// finds them all: it holds no upper-case ASCII, and the automaton
+		// compares the folded keywords byte for byte, folding only ASCII.
+		s.lower = append(s.lower[:0], strings.ToLower(string(data))...)
+		s.lowerHits = s.d.keywords.find(s.lower, s.lowerHits[:0], &s.lowerKW)
+		if s.inLower == nil {
+			s.inLower = make([]bool, s.d.npatterns)
+		}
+		clear(s.inLower)
+		for _, h := range s.lowerHits {
+			s.inLower[h.pattern] = true
+		}
+		s.lowerDone = true
 	}
-	for _, k := range r.keyText {
-		if strings.Contains(s.lower, k) {
+	for _, p := range r.gate {
+		if s.inLower[p] {
 			return true
 		}
 	}
