@@ -1,7 +1,3 @@
-// Command scanbench runs the scan engine over a tree with a gitleaks-schema
-// config and prints what the comparisons with gitleaks and ripgrep need:
-// one "file<TAB>line<TAB>rule" line per finding (with -out), and the stats.
-// It is a measuring tool for the engine's figures, not a user command.
 package main
 
 import (
