@@ -63,6 +63,25 @@
 // match since a directory has no commits. Path-only rules (a path and no
 // regex) are reported by ScanPath, once per file.
 //
+// # Paths
+//
+// A scan asks about every path: SkipPath for each file and directory, a
+// rule's path regex and its allowlists' paths for each file. gitleaks'
+// global allowlist joins 25 path regexes into one alternation that the
+// standard library's NFA runs in tens of microseconds per path, which was
+// most of a scan's CPU. Path regexes are therefore split into the
+// branches of their top-level alternation (each compiled alone, kept only
+// if its text parses back to the same tree), and one pass of a keyword
+// automaton over the path finds which branches can match at all: each
+// branch carries the literals one of which its every match contains
+// (derived as for anchors, after distributing concatenations over the
+// alternations the parser factored out). A path with a byte >= 0x80 runs
+// the whole regex. The answer is regexp.MatchString's, for every path
+// (path.go; TestPathRegexMatchesLikeTheStandardLibrary, FuzzPathRegex).
+// A Scratch remembers the verdicts for the last path it saw, so a worker
+// that calls Scratch.SkipPath and Scratch.ScanPath before scanning a
+// file's chunks evaluates them once per file.
+//
 // # Windows
 //
 // gitleaks runs each triggered rule's regex over the whole fragment; on
@@ -104,6 +123,25 @@
 //     prefers the same alternative at the same start, and the leftmost-
 //     first sequence of matches is the same.
 //
+// Inside a window, three cheaper tests come before the regex:
+//
+//   - Runs. Many regexes need a long run of one kind of byte
+//     (`[a-z0-9]{24}`, `[0-9a-f]{32}`); runs.go derives, from the syntax
+//     tree, a set of bytes and a length such that every match holds that
+//     many consecutive bytes of the set, and a window without such a run
+//     is skipped. gitleaks' vault-service-token opens a window at every
+//     "s." of Go source; 95% of them go no further.
+//   - Match cores. A regex whose top-level concatenation starts or ends
+//     with parts that can match the empty string anywhere (a star, a
+//     `{0,n}`) matches a text exactly when the rest, its core, does
+//     (matchCore), and the core is what decides whether a window holds a
+//     match. For gitleaks' generic-api-key that removes the leading
+//     `[\w.-]{0,50}?`, whose counter multiplies the states of RE2's DFA.
+//   - Lazy prefixes. For a regex X{0,n}? C, X an ASCII class, the matches
+//     are C's matches with each start moved left over at most n X bytes,
+//     never past the previous match (prefix.go has the proof); 95 of
+//     gitleaks' rules have that form, and they never run their full regex.
+//
 // Case folding has three exceptions: strings.ToLower maps U+0130 to "i"
 // and U+212A (Kelvin) to "k", and (?i) lets 'k' match U+212A and 's' match
 // U+017F. The automaton also looks for those runes; a buffer holding one
@@ -137,6 +175,12 @@
 // is not in its regex sees the keyword gate per chunk, as gitleaks sees it
 // per fragment.
 //
+// Line questions (a line's bounds, line numbers, inline allows) search at
+// most 256 bytes before indexing the buffer's newlines, so their cost does
+// not grow with the length of a line: on a one-line megabyte dense with
+// findings they used to make a scan quadratic (lines.go). Allowlists that
+// test a finding's line remember their verdict per line.
+//
 // Line numbers: a finding's line is 1 + the number of '\n' in data[:Start].
 // Start is where gitleaks places the match: a match that starts with '\n'
 // counts from the next line. End is gitleaks' end offset (the raw start
@@ -144,44 +188,81 @@
 // on an unterminated last line a "line" that reaches back to the start of
 // the fragment is kept, within data.
 //
-// # Engines and measurements
+// # Engines, compilation and measurements
 //
 // Medians of go test -bench -count=6 (benchstat) on the 2-core development
 // machine (AMD EPYC, shared with other jobs, so ±15% noise), over 16 MiB
 // of $GOROOT/src .go files in 256 KiB chunks, one goroutine unless noted.
 //
-// Keyword pass, gitleaks' 244 distinct keywords (BenchmarkKeywords): this
-// package's DFA 498 MiB/s; github.com/BobuSumisu/aho-corasick 191 MiB/s
-// and github.com/petar-dambovaliev/aho-corasick 166 MiB/s, both including
-// the lower-cased copy they need and the second allocating per hit. The
-// DFA folds case through its byte classes (no copy), stores premultiplied
-// next states, numbers match states last (one comparison per byte), and
-// runs the two halves of a buffer in lockstep so that two chains of
-// dependent table loads overlap.
+// Keyword pass (BenchmarkKeywords, keywordDFA.find): the automaton folds
+// case through its byte classes (no copy), stores premultiplied next
+// states, numbers match states last (one comparison per byte), and runs
+// the two halves of a buffer in lockstep so that two chains of dependent
+// table loads overlap: 615-647 MiB/s, against 191 and 166 MiB/s for
+// github.com/BobuSumisu/aho-corasick and petar-dambovaliev/aho-corasick.
+// Before it, a pair filter rules out eight bytes at a time: at each even
+// offset, one lookup of the byte pair in a bitmap of the pairs that an
+// occurrence starting there or one byte before can put there; only
+// candidates run the automaton, for a few bytes. Five typical keywords:
+// 1.9 GiB/s, 3.0 times the automaton alone. Large keyword sets make
+// candidates dense; the filter then hands the buffer to the automaton and
+// the Scratch skips it for the next 16 buffers (gitleaks' 244 keywords:
+// 617 MiB/s).
 //
 // Regex engine (BenchmarkScanEngine; MiB/s with the built-in rules /
-// gitleaks' rules): standard library for every rule 112 / 54; go-re2 for
-// every rule 348 / 150; the per-rule choice Scan makes 341 / 212. The
+// gitleaks' rules): standard library for every rule 148 / 76; go-re2 for
+// every rule 500 / 327; the per-rule choice Scan makes 477 / 366. The
 // standard library has the lowest cost per call and skips to a literal
 // prefix with a fast substring search; go-re2 (RE2 compiled to Go through
-// WebAssembly) costs about a microsecond per call, but its DFA does not
-// slow down with program size or window length. So a rule's regex goes to
-// go-re2 unless it starts with a literal (80 of the 89 built-in rules, 178
-// of gitleaks' 222). go-re2 sees only valid UTF-8 (on invalid bytes it
-// matches nothing where the standard library reads U+FFFD), so the
-// results are the standard library's in every case. It adds about 12 MiB
-// of resident memory (its WebAssembly heap) to a scan.
+// WebAssembly) costs about half a microsecond per call, but its DFA does
+// not slow down with program size or window length. So a rule's regex
+// (and its match core, separately) goes to go-re2 unless it starts with a
+// literal. go-re2 sees only valid UTF-8 (on invalid bytes it matches
+// nothing where the standard library reads U+FFFD), so the results are
+// the standard library's in every case. It adds about 12 MiB of resident
+// memory (its WebAssembly heap) to a scan. Under the race detector, which
+// slows go-re2's translated WebAssembly a hundredfold, every rule uses the
+// standard library (race.go): same findings, and the tests of every
+// package that scans stay fast.
 //
-// Whole scans: gitleaks' method (the keyword gate, then each triggered
-// regex over the whole chunk, standard library; BenchmarkWholeBuffer) runs
-// at 2.4 MiB/s with gitleaks' config, in line with gitleaks itself (88 MB
-// of Go source in about 35 CPU-seconds). Scan runs at 185-212 MiB/s with
-// gitleaks' config and 324-341 MiB/s with the built-in rules; with one
-// goroutine per core (BenchmarkScanParallel, 2 cores) at 326 and 586
-// MiB/s. A scan allocates nothing per chunk without findings
-// (TestScanAllocatesNothingWithoutFindings). On the whole Go source tree,
-// Scan and ScanPath report the same 96 findings (file, line, rule) as
-// gitleaks v8.30.1 with its default config (TestGitleaksParity).
+// Compile parses and analyzes every regex and compiles it once with the
+// standard library (to report errors and serve as the reference);
+// everything else (window forms, go-re2 forms, match cores) is compiled
+// by a rule when it first needs it (engine.go), and compiled from
+// regexText, a writer that states every flag, because
+// (*syntax.Regexp).String walks every rune of every class to infer them.
+// BenchmarkCompile, gitleaks' config / the built-in rules: 34 / 12 ms
+// (337 / 194 ms when every form was compiled up front); under -race,
+// 186 / 52 ms (the built-in rules took 6.8 s).
+//
+// A DFA is built lazily, state by state, the first time text reaches a
+// state, and go-re2 builds states slowly: in a process that scans once,
+// a cold DFA costs more than the scanning. On the Go source tree, cold
+// generic-api-key took 643 ms of CPU with its whole regex, 110 ms with
+// its core and lazy prefix. This is why the steady-state figures below
+// understate what the cores and prefixes save in a one-shot scan.
+//
+// Steady state (BenchmarkScan): five simple rules 1.6 GiB/s; built-in
+// rules 489 MiB/s (374 MiB/s before the pair filter, runs, cores, lazy
+// prefixes and one automaton pass for the slow path's gate); gitleaks'
+// config 334 MiB/s (201 MiB/s). gitleaks' method (the keyword gate, then
+// each triggered regex over the whole chunk, standard library;
+// BenchmarkWholeBuffer) runs at 2.4 MiB/s with gitleaks' config, in line
+// with gitleaks itself. A scan allocates nothing per chunk without
+// findings (TestScanAllocatesNothingWithoutFindings). A 1 MiB buffer in
+// which every line holds a finding scans in the same time per byte whole
+// or in 64 KiB pieces (BenchmarkScanDense; with gitleaks' rules on one
+// line of 1 MiB, 1.9 s instead of 307 s before lines.go).
+//
+// Whole tree (go run ./scan/internal/scanbench, $GOROOT/src, 86 MB, 2
+// cores, medians of 7 interleaved runs): gitleaks' config 0.47 s against
+// gitleaks v8.30.1's 4.96 s (10.6 times; 1.70 s, 2.9 times, before this
+// package's path prefilter, lazy compilation, runs, cores and prefixes);
+// the five simple rules 0.128 s against ripgrep's (rg -uuu with the same
+// five patterns) 0.088 s (1.46 times; 2.19 times before the pair
+// filter), of which 0.112 s is the scan engine with a detector that finds
+// nothing. Scan and ScanPath report the same 96 findings (file, line,
+// rule) as gitleaks with its default config (TestGitleaksParity).
 //
 // # Not done
 //
