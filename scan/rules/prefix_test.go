@@ -58,7 +58,7 @@ func TestLazyPrefixFindsWhatTheRegexFinds(t *testing.T) {
 				text := g.corpus(d.rules[i:i+1], trees[i:i+1], 50+30*k, false)
 				for v := range 4 {
 					var got [][]int
-					find(r, text, v, -1, 0, func(m0, m1 int) { got = append(got, []int{m0, m1}) })
+					matchesIn(r, text, v, -1, 0, func(m0, m1 int) { got = append(got, []int{m0, m1}) })
 					want := r.lazy.std[v].FindAllIndex(text, -1)
 					matches += len(want)
 					if !slices.EqualFunc(got, want, slices.Equal[[]int]) {

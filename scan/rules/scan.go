@@ -284,7 +284,7 @@ func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int
 			s.wholeMatches(r, data, slow, fn)
 			return
 		}
-		find(r, win, v, -1, w.lo, fn)
+		matchesIn(r, win, v, -1, w.lo, fn)
 	}
 }
 
@@ -299,29 +299,29 @@ func (s *Scratch) wholeMatches(r *rule, data []byte, slow bool, fn func(m0, m1 i
 		}
 		return
 	}
-	valid := int8(-1)
-	if s.validity != 0 {
-		valid = b2i8(s.valid(data))
-	}
 	if slow {
-		// The lazy prefix and the match core may not hold on text with rare
-		// runes; only the regex itself does.
+		// A lazy prefix holds only on text without rare runes (prefix.go);
+		// the regex itself holds everywhere.
 		find := r.findForms()
 		for _, m := range find.pick(0, find.engine == engineStdlib || s.valid(data)).FindAllIndex(data, -1) {
 			fn(m[0], m[1])
 		}
 		return
 	}
-	find(r, data, 0, valid, 0, fn)
+	valid := int8(-1) // not known yet, unless the Scratch knows it for this buffer
+	if s.validity != 0 {
+		valid = b2i8(s.valid(data))
+	}
+	matchesIn(r, data, 0, valid, 0, fn)
 }
 
-// find calls fn with the matches of the rule's regex in form v in text (a
+// matchesIn calls fn with the matches of the rule's regex in form v in text (a
 // window, or the whole buffer of a buffer on the fast path), at offset
 // base of the buffer. valid is 1 if text is known to be valid UTF-8, 0 if
 // known not to be, -1 if not known yet. The match core decides whether
 // there is any match; a rule with a lazy prefix finds its matches with
 // the core as well (prefix.go), the others with the regex itself.
-func find(r *rule, text []byte, v int, valid int8, base int, fn func(m0, m1 int)) {
+func matchesIn(r *rule, text []byte, v int, valid int8, base int, fn func(m0, m1 int)) {
 	isValid := func() bool {
 		if valid < 0 {
 			valid = b2i8(utf8.Valid(text))
