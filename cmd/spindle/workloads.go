@@ -283,16 +283,7 @@ func wideWorkload(n int) workload {
 					Succeed(source).Precede(sink)
 			}
 			ex := flow.NewExecutor(spindle.Config{Workers: workers})
-			flowOp := func() error {
-				ran.Store(0)
-				if err := ex.Run(context.Background(), g); err != nil {
-					return err
-				}
-				if got := ran.Load(); got != int64(n) {
-					return fmt.Errorf("ran %d tasks, want %d", got, n)
-				}
-				return nil
-			}
+			flowOp := runCounted(ex, g, &ran, n)
 			goroutines := func() error {
 				start := make(chan struct{})
 				var wg sync.WaitGroup
@@ -334,16 +325,7 @@ func hopWorkload(n int) workload {
 				prev = t
 			}
 			ex := flow.NewExecutor(spindle.Config{Workers: workers})
-			flowOp := func() error {
-				ran.Store(0)
-				if err := ex.Run(context.Background(), g); err != nil {
-					return err
-				}
-				if got := ran.Load(); got != int64(n) {
-					return fmt.Errorf("ran %d tasks, want %d", got, n)
-				}
-				return nil
-			}
+			flowOp := runCounted(ex, g, &ran, n)
 			goroutines := func() error {
 				first := make(chan struct{})
 				in := first
@@ -365,6 +347,21 @@ func hopWorkload(n int) workload {
 				{goroutineImpl, goroutines},
 			}, ex.Close
 		},
+	}
+}
+
+// runCounted returns an operation that runs g on ex and checks that the n
+// tasks which count themselves in ran all ran.
+func runCounted(ex *flow.Executor, g *flow.Graph, ran *atomic.Int64, n int) func() error {
+	return func() error {
+		ran.Store(0)
+		if err := ex.Run(context.Background(), g); err != nil {
+			return err
+		}
+		if got := ran.Load(); got != int64(n) {
+			return fmt.Errorf("ran %d tasks, want %d", got, n)
+		}
+		return nil
 	}
 }
 
