@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -25,18 +26,26 @@ var errStopped = errors.New("scan: stopped")
 // format. Only the magic counts, never the name: a text file called
 // notes.gz is scanned as text, a zip called data.bin is opened.
 func (e *engine) isArchive(o *object, c *chunk, last bool) bool {
-	if e.s.ArchiveDepth == 0 || o.root == nil {
+	if e.s.ArchiveDepth == 0 || o.rc == nil || o.rc.archive == nil {
 		return false
 	}
 	head := c.buf[:c.n] // the first chunk carries no overlap
-	if len(head) < archive.HeadLen && !last {
+	if len(head) < archive.HeadLen && !last && o.ra != nil {
 		// A chunk shorter than a tar header (a tiny ChunkSize): read the
 		// head again. pread leaves the Fetch chain's offset alone.
 		var b [archive.HeadLen]byte
-		n, _ := o.f.ReadAt(b[:], 0)
+		n, _ := o.ra.ReadAt(b[:], 0)
 		head = b[:n]
 	}
-	return archive.Detect(head) != archive.None
+	if archive.Detect(head) == archive.None {
+		return false
+	}
+	if o.ra == nil {
+		// A stream: the walk must read it from its first byte, which this
+		// chunk has consumed already.
+		o.head = bytes.Clone(head)
+	}
+	return true
 }
 
 // walkArchive is the Enumerate task of an archive: it walks the archive
@@ -73,7 +82,7 @@ func (e *engine) walkArchive(w *worker, o *object) {
 		e.warn(be.Archive, "archive", archiveError{err})
 		e.abort(Warning{Path: be.Archive, Op: "archive", Err: archiveError{err}})
 	default:
-		e.warn(o.path, "archive", err)
+		e.warn(o.name, "archive", err)
 	}
 }
 
@@ -85,21 +94,26 @@ func (e *engine) walkArchive(w *worker, o *object) {
 func (e *engine) walk(w *worker, o *object) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			e.abort(fmt.Errorf("scan: archive %s: %w", o.path, &spindle.PanicError{Value: v, Stack: debug.Stack()}))
+			e.abort(fmt.Errorf("scan: archive %s: %w", o.name, &spindle.PanicError{Value: v, Stack: debug.Stack()}))
 			err = errStopped
 		}
 	}()
 	ws := w.Scratch
-	src := io.NewSectionReader(meteredFile{f: o.f, n: &ws.c.bytesRead}, 0, o.size)
+	var src io.Reader
+	if o.ra != nil {
+		src = io.NewSectionReader(meteredFile{f: o.ra, n: &ws.c.bytesRead}, 0, o.size)
+	} else {
+		src = io.MultiReader(bytes.NewReader(o.head), meteredReader{r: o.f, n: &ws.c.bytesRead})
+		o.head = nil
+	}
 	visit := func(m archive.Member, r io.Reader) error {
 		if e.stopped() {
 			return errStopped
 		}
-		skip := false
-		if !e.guard(func() { skip = e.det.SkipPath(m.Name) }) {
-			return errStopped
-		}
-		if skip {
+		if e.skipsPath(w, m.Name) {
+			if e.stopped() {
+				return errStopped
+			}
 			ws.c.skipped[skipAllowlist]++
 			return nil
 		}
@@ -110,14 +124,14 @@ func (e *engine) walk(w *worker, o *object) (err error) {
 		return e.streamChunks(w, ws, mo, r, -1)
 	}
 	warn := func(err error) { e.archiveWarning(ws, o, err) }
-	return o.root.Walk(e.walkCtx, o.path, src, o.size, visit, warn)
+	return o.rc.archive.Walk(e.walkCtx, o.name, src, o.size, visit, warn)
 }
 
 // archiveWarning reports a warning of the walker: a budget hit or a member
 // or archive that could not be read. The Warning's Path is the archive or
 // member it names, so a nested one reads "a.tar.gz!inner.zip".
 func (e *engine) archiveWarning(ws *workerState, o *object, err error) {
-	path := o.path
+	path := o.name
 	var (
 		be *archive.BudgetError
 		fe *archive.FormatError
@@ -218,8 +232,20 @@ func (e *engine) streamChunks(w *worker, ws *workerState, o *object, r io.Reader
 // meteredFile reads an archive's file for the walker and counts the bytes
 // read in the worker's Phases.BytesRead (the walk runs on one worker).
 type meteredFile struct {
-	f *file
+	f io.ReaderAt
 	n *int64
+}
+
+// meteredReader is meteredFile for an archive that is a stream.
+type meteredReader struct {
+	r io.Reader
+	n *int64
+}
+
+func (m meteredReader) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	*m.n += int64(n)
+	return n, err
 }
 
 func (m meteredFile) ReadAt(p []byte, off int64) (int, error) {

@@ -34,7 +34,7 @@ import (
 const plainSecret = 77
 
 func plainFinding(dir string) key {
-	return wholeBuffer(join(dir, "plain.txt"), []byte("k="+secret(plainSecret)))[0]
+	return wholeBuffer("plain.txt", []byte("k="+secret(plainSecret)))[0]
 }
 
 // hasFinding reports whether found holds k.
@@ -121,7 +121,7 @@ func TestArchiveBombs(t *testing.T) {
 				t.Errorf("the plain file's finding was lost: %v", found)
 			}
 			ws := archiveWarnings(t, warns)
-			if len(ws) != 1 || budgetOf(ws[0]) != archive.BudgetRatio || ws[0].Path != join(dir, tt.name)+tt.bombName {
+			if len(ws) != 1 || budgetOf(ws[0]) != archive.BudgetRatio || ws[0].Path != tt.name+tt.bombName {
 				t.Fatalf("warnings %v, want one inflation-ratio budget on %s", warns, tt.name+tt.bombName)
 			}
 			if st.Skipped[SkipBudget] != 1 || st.Warnings != 1 {
@@ -186,8 +186,8 @@ func TestArchiveBudgets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := join(dir, tt.file)
-			want := []string{join(dir, "plain.txt")}
+			p := tt.file
+			want := []string{"plain.txt"}
 			for _, m := range tt.found {
 				want = append(want, p+m)
 			}
@@ -272,12 +272,12 @@ func TestArchiveFailOnBudget(t *testing.T) {
 		opts := Options{Detector: newFake(), Workers: workers, MaxInFlight: 4, ArchiveDepth: 1, Progress: &progress,
 			Archive: archive.Limits{FailOnBudget: true, TempDir: t.TempDir()}}
 		e := newEngine(opts.withDefaults())
-		st, err := e.scan(context.Background(), []string{dir})
+		st, err := e.scanPaths(context.Background(), dir)
 		var (
 			w  Warning
 			be *archive.BudgetError
 		)
-		p := join(dir, "bomb.zip")
+		p := "bomb.zip"
 		if !errors.As(err, &w) || !errors.As(err, &be) || be.Budget != archive.BudgetRatio || w.Path != p {
 			t.Fatalf("%d workers: err %v, want the bomb's ratio budget", workers, err)
 		}
@@ -346,12 +346,12 @@ func TestBrokenArchives(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !hasFinding(found, plainFinding(dir)) || !slices.Contains(filesOf(found), join(dir, "fake.gz")) {
+		if !hasFinding(found, plainFinding(dir)) || !slices.Contains(filesOf(found), "fake.gz") {
 			t.Errorf("lost the plain files' findings: %v", filesOf(found))
 		}
 		ws := archiveWarnings(t, warns)
 		for _, b := range broken {
-			p := join(dir, b)
+			p := b
 			if !slices.ContainsFunc(ws, func(w Warning) bool { return w.Path == p || strings.HasPrefix(w.Path, p+"!") }) {
 				t.Errorf("%s: no warning", b)
 			}
@@ -399,7 +399,7 @@ func TestArchiveNamesAreLiteral(t *testing.T) {
 	if err != nil || len(warns) > 0 {
 		t.Fatalf("err %v, warnings %v", err, warns)
 	}
-	p := join(dir, "sub/evil.tar")
+	p := "sub/evil.tar"
 	want := []string{p + "!../../etc/passwd", p + "!/abs/key.pem", p + "!a/../../b.txt"}
 	slices.Sort(want)
 	if got := filesOf(found); !slices.Equal(got, want) {
@@ -441,7 +441,7 @@ func TestArchiveManyTinyMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{join(dir, "many.zip") + "!m1", join(dir, "plain.txt")}
+	want := []string{"many.zip" + "!m1", "plain.txt"}
 	if got := filesOf(found); !slices.Equal(got, want) {
 		t.Errorf("files %v, want %v", got, want)
 	}
@@ -475,7 +475,7 @@ func TestArchiveUnsupportedMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := join(dir, "a.zip")
+	p := "a.zip"
 	if got := filesOf(found); !slices.Equal(got, []string{p + "!ok.txt"}) {
 		t.Errorf("files %v", got)
 	}
@@ -541,7 +541,7 @@ func TestArchiveSpoolIsAlwaysRemoved(t *testing.T) {
 			opts := Options{Detector: det, Workers: cmp.Or(tt.workers, 2), ArchiveDepth: 2, Archive: lim}.withDefaults()
 			opts.OnFinding = func(report.Finding) { found.Add(1) }
 			e := newEngine(opts)
-			_, err := e.scan(ctx, []string{dir})
+			_, err := e.scanPaths(ctx, dir)
 			if !tt.wantErr(err) {
 				t.Errorf("err %v", err)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spindle-go/spindle/scan/archive"
 	"github.com/spindle-go/spindle/scan/report"
+	"github.com/spindle-go/spindle/scan/rules"
 )
 
 // treeFile is a file of a generated tree and the members it holds: name
@@ -37,7 +38,7 @@ func writeFiles(t testing.TB, dir string, files []treeFile) []key {
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, os.WriteFile(p, f.data, 0o644))
 		for _, m := range f.members {
-			name := join(dir, f.name)
+			name := f.name
 			if m.name != "" {
 				name += "!" + m.name
 			}
@@ -140,7 +141,7 @@ func TestArchiveDepth(t *testing.T) {
 	}
 	writeTree(t, dir, map[string]string{"l0.zip": string(z), "plain.txt": secret(9)})
 	name := func(d int) string {
-		n := join(dir, "l0.zip")
+		n := "l0.zip"
 		for i := 1; i <= d; i++ {
 			n += "!l" + itoa(i) + ".zip"
 		}
@@ -151,7 +152,7 @@ func TestArchiveDepth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{join(dir, "plain.txt")}
+		want := []string{"plain.txt"}
 		for d := 0; d < min(depth, 5); d++ {
 			want = append(want, name(d)+"!x.txt")
 		}
@@ -174,15 +175,15 @@ func TestArchiveDepth(t *testing.T) {
 		}
 	}
 	t.Run("off", func(t *testing.T) {
-		found, warns, st, err := collect(t, Options{Detector: newFake()}, dir)
+		found, warns, st, err := collect(t, Options{Detector: newFake(), ArchiveDepth: NoArchives}, dir)
 		if err != nil || len(warns) > 0 || st.Archives != 0 {
 			t.Fatalf("err %v, warnings %v, %d archives", err, warns, st.Archives)
 		}
-		if got := filesOf(found); !slices.Equal(got, []string{join(dir, "plain.txt")}) || st.Skipped[SkipBinary] != 1 {
+		if got := filesOf(found); !slices.Equal(got, []string{"plain.txt"}) || st.Skipped[SkipBinary] != 1 {
 			t.Errorf("files %v, skipped %v: want the zip skipped as binary", got, st.Skipped)
 		}
-		found, _, _, _ = collect(t, Options{Detector: newFake(), ScanBinary: true}, dir)
-		if n := len(found); n != 6 || found[0].File != join(dir, "l0.zip") {
+		found, _, _, _ = collect(t, Options{Detector: newFake(), ArchiveDepth: NoArchives, ScanBinary: true}, dir)
+		if n := len(found); n != 6 || found[0].File != "l0.zip" {
 			t.Errorf("ScanBinary: %d findings %v, want the 5 stored secrets in l0.zip and plain.txt's", n, found)
 		}
 	})
@@ -210,9 +211,9 @@ func TestArchiveSelfNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := join(dir, "self.zip")
+	p := "self.zip"
 	want := []string{p + "!self.zip!self.zip!x.txt", p + "!self.zip!x.txt", p + "!x.txt",
-		join(dir, "self.tar.gz") + "!self.tar.gz!self.tar.gz"}
+		"self.tar.gz" + "!self.tar.gz!self.tar.gz"}
 	slices.Sort(want)
 	if got := filesOf(found); !slices.Equal(got, want) {
 		t.Errorf("files %v, want %v", got, want)
@@ -222,11 +223,11 @@ func TestArchiveSelfNamed(t *testing.T) {
 	}
 }
 
-// scratchID is the fake detector's Scratch in TestArchiveMemberChunksAreSharedBetweenWorkers:
+// scratchID is the fake detector's any in TestArchiveMemberChunksAreSharedBetweenWorkers:
 // one per worker, so a chunk's scanner is known.
 type scratchID struct{ id int }
 
-// sharingDetector is the fake detector with a Scratch per worker, which
+// sharingDetector is the fake detector with a any per worker, which
 // records which workers scanned archive members, and a pause per member
 // chunk so that an idle worker has the time to steal.
 type sharingDetector struct {
@@ -236,14 +237,14 @@ type sharingDetector struct {
 	members map[int]int // scratch id → member chunks scanned
 }
 
-func (d *sharingDetector) NewScratch() Scratch {
+func (d *sharingDetector) NewScratch() any {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.next++
 	return &scratchID{d.next}
 }
 
-func (d *sharingDetector) Scan(s Scratch, path string, data []byte, emit func(Match)) {
+func (d *sharingDetector) Scan(s any, path string, data []byte, emit func(rules.Match)) {
 	if strings.Contains(path, "!") {
 		time.Sleep(50 * time.Microsecond)
 		d.mu.Lock()
@@ -311,7 +312,7 @@ func TestArchivePermitsReleasedExactlyOnce(t *testing.T) {
 				var found []key
 				opts.OnFinding = func(f report.Finding) { mu.Lock(); found = append(found, keyOf(f)); mu.Unlock() }
 				e := newEngine(opts.withDefaults())
-				if _, err := e.scan(context.Background(), []string{dir}); err != nil {
+				if _, err := e.scanPaths(context.Background(), dir); err != nil {
 					t.Fatalf("workers %d inflight %d: %v", workers, inflight, err)
 				}
 				if got := e.front.inFlight.Load(); got != 0 {

@@ -126,11 +126,11 @@ keywords = ["sk_live_"]
 
 type nullDetector struct{}
 
-func (nullDetector) MaxWindow() int                            { return 16 << 10 }
-func (nullDetector) SkipPath(string) bool                      { return false }
-func (nullDetector) NewScratch() Scratch                       { return nil }
-func (nullDetector) ScanPath(string, func(Match))              {}
-func (nullDetector) Scan(Scratch, string, []byte, func(Match)) {}
+func (nullDetector) MaxWindow() int                              { return 16 << 10 }
+func (nullDetector) SkipPath(any, string) bool                   { return false }
+func (nullDetector) NewScratch() any                             { return nil }
+func (nullDetector) ScanPath(any, string, func(rules.Match))     {}
+func (nullDetector) Scan(any, string, []byte, func(rules.Match)) {}
 
 // goTarGz writes a tar.gz of GOROOT/src's files, repeated under new
 // prefixes until it holds at least size bytes, to a file in dir, streaming

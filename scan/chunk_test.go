@@ -75,7 +75,7 @@ func scanFile(t testing.TB, data []byte, chunkSize, workers, buffers int, stream
 	e := newEngine(opts.withDefaults())
 	e.s.OnFinding = func(f report.Finding) { found = append(found, keyOf(f)) }
 	e.s.OnWarning = func(w Warning) { t.Errorf("warning: %v", w) }
-	st, err := e.scan(context.Background(), []string{path})
+	st, err := e.scanPaths(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

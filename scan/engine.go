@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/spindle-go/spindle"
 	"github.com/spindle-go/spindle/scan/report"
+	"github.com/spindle-go/spindle/scan/rules"
 )
 
 // ErrNoDetector is returned by Scan when Options.Detector is nil.
@@ -25,6 +25,11 @@ var ErrNoDetector = errors.New("scan: no detector: set Options.Detector")
 // counted in Stats); ctx.Err() when ctx ended the scan; the first warning
 // under FailFast; or a *spindle.PanicError, wrapped, if the detector or a
 // callback panicked. Stats are filled in every case.
+//
+// A path that is a directory is walked; a file is scanned; a FIFO or a
+// device named as a path (/dev/stdin, a process substitution) is read as
+// a stream. A path given twice, or inside another directory given, is
+// scanned once. See rootCtx for how findings name files.
 func Scan(ctx context.Context, opts Options, paths ...string) (Stats, error) {
 	if opts.Detector == nil {
 		return Stats{}, ErrNoDetector
@@ -32,21 +37,22 @@ func Scan(ctx context.Context, opts Options, paths ...string) (Stats, error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	return newEngine(opts.withDefaults()).scan(ctx, paths)
+	return newEngine(opts.withDefaults()).run(ctx, []source{&rootsSource{paths: paths}})
 }
 
-func (e *engine) scan(ctx context.Context, paths []string) (Stats, error) {
+// run runs the task graph from the given sources to the end.
+func (e *engine) run(ctx context.Context, roots []source) (Stats, error) {
 	start := time.Now()
 	e.ctx = ctx
 	e.walkCtx, e.cancel = context.WithCancel(ctx)
 	defer e.cancel()
-	e.exec = spindle.New(spindle.Config{Workers: e.s.Workers}, e.newWorker, e.run)
-	roots := &dirJob{roots: make([]string, len(paths))}
-	for i, p := range paths {
-		roots.roots[i] = filepath.Clean(p)
+	e.exec = spindle.New(spindle.Config{Workers: e.s.Workers}, e.newWorker, e.runTask)
+	tasks := make([]task, len(roots))
+	for i, r := range roots {
+		tasks[i] = task{kind: kindEnumerate, job: &enumJob{src: r}}
 	}
-	// A new executor accepts tasks until Join, so Spawn cannot fail here.
-	_ = e.exec.Spawn(task{kind: kindEnumerate, dir: roots})
+	// A new executor accepts tasks until Join, so SpawnBatch cannot fail here.
+	_ = e.exec.SpawnBatch(tasks)
 	m, err := e.exec.Join()
 	for _, j := range e.front.drain() {
 		j.close() // parked when the run was aborted, and never woken
@@ -63,12 +69,16 @@ func (e *engine) scan(ctx context.Context, paths []string) (Stats, error) {
 
 // engine is the state of one Scan call.
 type engine struct {
-	s     settings
-	det   Detector
-	geo   geometry
-	front *frontier
-	pool  *bufferPool
-	exec  *spindle.Executor[task, *workerState]
+	s       settings
+	det     Detector
+	exclude *exclusions
+	// rootCount is how many roots a path scan kept after removing
+	// repeats (set by the roots' Enumerate, read after Join).
+	rootCount int
+	geo       geometry
+	front     *frontier
+	pool      *bufferPool
+	exec      *spindle.Executor[task, *workerState]
 
 	// stop is set once the scan must end early (ctx done, FailFast, a
 	// panic). Every task looks at it first (stopped) and, when set,
@@ -85,6 +95,8 @@ type engine struct {
 
 	warnings atomic.Int64
 	findings atomic.Int64
+	known    atomic.Int64 // findings in the baseline, not reported
+	ignored  atomic.Int64 // findings whose fingerprint an ignore list holds
 
 	// walkCtx is ctx for the archive walks, cancelled by abort, so that a
 	// walk in progress (which polls its context, not stop) ends at its
@@ -98,11 +110,12 @@ type engine struct {
 
 func newEngine(s settings) *engine {
 	return &engine{
-		s:     s,
-		det:   s.Detector,
-		geo:   geometry{window: s.window, overlap: s.overlap, chunkSize: s.ChunkSize},
-		front: newFrontier(s.MaxInFlight),
-		pool:  newBufferPool(s.Buffers, s.overlap+s.ChunkSize),
+		s:       s,
+		det:     s.Detector,
+		exclude: newExclusions(s.Exclude),
+		geo:     geometry{window: s.window, overlap: s.overlap, chunkSize: s.ChunkSize},
+		front:   newFrontier(s.MaxInFlight),
+		pool:    newBufferPool(s.Buffers, s.overlap+s.ChunkSize),
 	}
 }
 
@@ -110,7 +123,7 @@ func newEngine(s settings) *engine {
 type taskKind uint8
 
 const (
-	kindEnumerate taskKind = iota // list a directory (or the roots) and admit its files, or walk an archive
+	kindEnumerate taskKind = iota // list a source's next batch and admit its objects, or walk an archive
 	kindFetch                     // read an object's next chunk
 	kindScan                      // match a chunk that a Fetch handed over
 	numKinds
@@ -120,9 +133,9 @@ const (
 // kind, copied through the rings without allocation.
 type task struct {
 	kind taskKind
-	dir  *dirJob // kindEnumerate of a directory
-	obj  *object // kindFetch, kindScan; kindEnumerate of an archive (dir nil)
-	c    *chunk  // kindScan: a pooled buffer, owned by the task
+	job  *enumJob // kindEnumerate of a source
+	obj  *object  // kindFetch, kindScan; kindEnumerate of an archive (dir nil)
+	c    *chunk   // kindScan: a pooled buffer, owned by the task
 }
 
 type worker = spindle.Worker[task, *workerState]
@@ -130,10 +143,10 @@ type worker = spindle.Worker[task, *workerState]
 // workerState is a worker's scratch: the detector's working memory, the
 // worker's own chunk buffer, and counters written without contention.
 type workerState struct {
-	scratch Scratch
-	own     *chunk  // this worker's buffer: never handed to another task
-	matches []Match // the current chunk's matches, reused
-	emit    func(Match)
+	scratch any
+	own     *chunk        // this worker's buffer: never handed to another task
+	matches []rules.Match // the current chunk's matches, reused
+	emit    func(rules.Match)
 	c       counters
 }
 
@@ -145,6 +158,21 @@ type counters struct {
 	files, dirs             int64
 	archives, members       int64
 	skipped                 [numSkips]int64
+	other                   map[string]int64 // skips under reasons a Source names
+}
+
+// skip counts a skip under a reason given by name.
+func (c *counters) skip(reason string) {
+	for r, n := range skipNames {
+		if n == reason {
+			c.skipped[r]++
+			return
+		}
+	}
+	if c.other == nil {
+		c.other = map[string]int64{}
+	}
+	c.other[reason]++
 }
 
 // skip reasons, indexes into counters.skipped.
@@ -160,33 +188,35 @@ const (
 	skipGit
 	skipBudget
 	skipUnsupported
+	skipExcluded
+	skipDuplicate
 	numSkips
 )
 
-var skipNames = [numSkips]string{SkipBinary, SkipSize, SkipIgnored, SkipAllowlist, SkipSymlink, SkipSpecial, SkipGit, SkipBudget, SkipUnsupported}
+var skipNames = [numSkips]string{SkipBinary, SkipSize, SkipIgnored, SkipAllowlist, SkipSymlink, SkipSpecial, SkipGit, SkipBudget, SkipUnsupported, SkipExcluded, SkipDuplicate}
 
 func (e *engine) newWorker(int) *workerState {
 	ws := &workerState{
 		scratch: e.det.NewScratch(),
 		own:     &chunk{buf: make([]byte, e.s.overlap+e.s.ChunkSize)},
 	}
-	ws.emit = func(m Match) { ws.matches = append(ws.matches, m) }
+	ws.emit = func(m rules.Match) { ws.matches = append(ws.matches, m) }
 	e.wmu.Lock()
 	e.workers = append(e.workers, ws)
 	e.wmu.Unlock()
 	return ws
 }
 
-// run is the executor's task function: it dispatches on the kind and
+// runTask is the executor's task function: it dispatches on the kind and
 // accounts the time spent.
-func (e *engine) run(t task, w *worker) {
+func (e *engine) runTask(t task, w *worker) {
 	start := time.Now()
 	switch t.kind {
 	case kindEnumerate:
-		if t.dir == nil {
+		if t.job == nil {
 			e.walkArchive(w, t.obj)
 		} else {
-			e.enumerate(w, t.dir)
+			e.enumerate(w, t.job)
 		}
 	case kindFetch:
 		e.fetch(w, t.obj)
@@ -251,11 +281,27 @@ func (e *engine) warn(path, op string, err error) {
 	}
 }
 
-// report hands a finding to the user, unless its fingerprint is ignored.
-func (e *engine) report(f report.Finding) {
-	if e.s.Ignore != nil {
-		ignored := false
-		if !e.guard(func() { ignored = e.s.Ignore.Has(f.Fingerprint) }) || ignored {
+// report hands a finding of o to its sink (the user), unless an ignore
+// list holds its fingerprint or the baseline knows it.
+func (e *engine) report(o *object, f report.Finding) {
+	if o.rc.ignored(f.Fingerprint) {
+		e.ignored.Add(1)
+		return
+	}
+	if e.s.Ignore != nil || e.s.Baseline != nil {
+		ignored, known := false, false
+		if !e.guard(func() {
+			ignored = e.s.Ignore != nil && e.s.Ignore.Has(f.Fingerprint)
+			known = !ignored && e.s.Baseline != nil && e.s.Baseline.Contains(f)
+		}) {
+			return
+		}
+		switch {
+		case ignored:
+			e.ignored.Add(1)
+			return
+		case known:
+			e.known.Add(1)
 			return
 		}
 	}
@@ -263,8 +309,12 @@ func (e *engine) report(f report.Finding) {
 	if p := e.s.Progress; p != nil {
 		p.Findings.Add(1)
 	}
-	if e.s.OnFinding != nil {
-		e.callback(func() { e.s.OnFinding(f) })
+	sink := e.s.OnFinding
+	if o.sink != nil {
+		sink = o.sink
+	}
+	if sink != nil {
+		e.callback(func() { sink(f) })
 	}
 }
 
@@ -273,6 +323,8 @@ func (e *engine) stats(m spindle.Metrics, d time.Duration) Stats {
 		Skipped:  make(map[string]int64),
 		Warnings: e.warnings.Load(),
 		Findings: e.findings.Load(),
+		Known:    e.known.Load(),
+		Ignored:  e.ignored.Load(),
 		Duration: d,
 		Executor: m,
 	}
@@ -297,6 +349,9 @@ func (e *engine) stats(m spindle.Metrics, d time.Duration) Stats {
 			if n > 0 {
 				st.Skipped[skipNames[r]] += n
 			}
+		}
+		for r, n := range c.other {
+			st.Skipped[r] += n
 		}
 	}
 	return st

@@ -29,8 +29,8 @@ func ExampleScan() {
 	stats, err := scan.Scan(context.Background(), scan.Options{
 		Detector: scan.Rules(det),
 		OnFinding: func(f report.Finding) {
-			rel, _ := filepath.Rel(dir, f.File)
-			fmt.Printf("%s:%d:%d %s\n", rel, f.Line, f.Column, f.RuleID)
+			// Files are named relative to the directory scanned.
+			fmt.Printf("%s:%d:%d %s\n", f.File, f.Line, f.Column, f.RuleID)
 		},
 	}, dir)
 	if err != nil {
@@ -66,11 +66,10 @@ func ExampleScan_archives() {
 		panic(err)
 	}
 	stats, err := scan.Scan(context.Background(), scan.Options{
-		Detector:     scan.Rules(det),
-		ArchiveDepth: scan.DefaultArchiveDepth,
+		Detector: scan.Rules(det),
 		OnFinding: func(f report.Finding) {
-			rel, _ := filepath.Rel(dir, f.File)
-			fmt.Printf("%s:%d:%d %s\n", rel, f.Line, f.Column, f.RuleID)
+			// Files are named relative to the directory scanned.
+			fmt.Printf("%s:%d:%d %s\n", f.File, f.Line, f.Column, f.RuleID)
 		},
 	}, dir)
 	if err != nil {

@@ -3,11 +3,14 @@ package scan
 import (
 	"bytes"
 	"cmp"
+	"errors"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spindle-go/spindle/scan/report"
+	"github.com/spindle-go/spindle/scan/rules"
 )
 
 // fetch is the Fetch task: it reads an object's next chunk and has it
@@ -44,7 +47,7 @@ func (e *engine) fetch(w *worker, o *object) {
 	last, n, err := e.geo.next(c, &o.st, o.f, o.size)
 	ws.c.bytesRead += int64(n)
 	if err != nil {
-		e.warn(o.path, "read", err)
+		e.warn(o.name, "read", err)
 	}
 	if first && err == nil && e.isArchive(o, c, last) {
 		if c.pooled {
@@ -95,18 +98,21 @@ func (e *engine) fetch(w *worker, o *object) {
 	}
 }
 
-// open opens the object's file for its first Fetch and checks its type and
-// size. It returns false if the object is not to be read.
+// open opens the object's content for its first Fetch and checks its type
+// and size. It returns false if the object is not to be read.
 func (e *engine) open(w *worker, o *object) bool {
+	if o.path == "" {
+		return e.openOther(w, o)
+	}
 	f, err := openFile(o.path)
 	if err != nil {
-		e.warn(o.path, "open", err)
+		e.warn(o.name, "open", err)
 		return false
 	}
 	size, regular, err := f.stat()
 	if err != nil {
 		f.Close()
-		e.warn(o.path, "stat", err)
+		e.warn(o.name, "stat", err)
 		return false
 	}
 	if !regular {
@@ -121,7 +127,36 @@ func (e *engine) open(w *worker, o *object) bool {
 		w.Scratch.c.skipped[skipSize]++
 		return false
 	}
-	o.f, o.size = f, size
+	o.f, o.ra, o.size = f, f, size
+	return true
+}
+
+// openOther opens a stream or a Source's object: its size, if known, is
+// what the source said.
+func (e *engine) openOther(w *worker, o *object) bool {
+	if e.s.MaxFileSize > 0 && o.size > e.s.MaxFileSize {
+		w.Scratch.c.skipped[skipSize]++
+		return false
+	}
+	var (
+		rc  io.ReadCloser
+		err error
+	)
+	if !e.guard(func() { rc, err = o.open() }) {
+		return false
+	}
+	if err != nil {
+		e.warn(o.name, "open", err)
+		return false
+	}
+	if rc == nil {
+		e.warn(o.name, "open", errors.New("Open returned no reader"))
+		return false
+	}
+	o.f = rc
+	if ra, ok := rc.(io.ReaderAt); ok && o.size >= 0 {
+		o.ra = ra
+	}
 	return true
 }
 
@@ -136,16 +171,16 @@ func (e *engine) skipContent(ws *workerState, o *object, c *chunk) bool {
 		return true
 	}
 	ok := e.guard(func() {
-		e.det.ScanPath(o.path, func(m Match) {
-			e.report(report.Finding{
+		e.det.ScanPath(ws.scratch, o.name, func(m rules.Match) {
+			e.report(o, report.Finding{
 				RuleID:      m.RuleID,
 				Description: m.Description,
-				File:        o.path,
+				File:        o.name,
 				Match:       m.Match,
 				Secret:      m.Secret,
 				Entropy:     m.Entropy,
 				Tags:        m.Tags,
-				Fingerprint: fingerprint(o.path, m.RuleID, 0),
+				Fingerprint: fingerprint(o.name, m.RuleID, 0),
 			})
 		})
 	})
@@ -167,7 +202,7 @@ func (e *engine) scanTask(w *worker, o *object, c *chunk) {
 func (e *engine) scanChunk(ws *workerState, o *object, c *chunk) {
 	data := c.buf[:c.n]
 	ws.matches = ws.matches[:0]
-	if !e.guard(func() { e.det.Scan(ws.scratch, o.path, data, ws.emit) }) || len(ws.matches) == 0 {
+	if !e.guard(func() { e.det.Scan(ws.scratch, o.name, data, ws.emit) }) || len(ws.matches) == 0 {
 		ws.matches = ws.matches[:0]
 		return
 	}
@@ -177,7 +212,7 @@ func (e *engine) scanChunk(ws *workerState, o *object, c *chunk) {
 			own = append(own, m)
 		}
 	}
-	slices.SortFunc(own, func(a, b Match) int {
+	slices.SortFunc(own, func(a, b rules.Match) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), strings.Compare(a.RuleID, b.RuleID))
 	})
 	loc := locator{data: data, line: c.line, col: c.col, last: -1}
@@ -185,7 +220,7 @@ func (e *engine) scanChunk(ws *workerState, o *object, c *chunk) {
 		if i > 0 && m.Start == own[i-1].Start && m.End == own[i-1].End && m.RuleID == own[i-1].RuleID {
 			continue // one rule reporting one span twice
 		}
-		e.report(loc.finding(o.path, m))
+		e.report(o, loc.finding(o.name, m))
 	}
 	clear(ws.matches) // drop the references to this chunk's strings
 	ws.matches = ws.matches[:0]
@@ -236,7 +271,7 @@ func (l *locator) column(last, off int) int {
 // finding places m: its line and column are those of data[Start], its end
 // those of data[End-1], the last byte of the match (EndColumn inclusive, as
 // in gitleaks). Start and End follow gitleaks' placement (see Match).
-func (l *locator) finding(path string, m Match) report.Finding {
+func (l *locator) finding(path string, m rules.Match) report.Finding {
 	line, col := l.at(m.Start)
 	endLine, endCol := l.peek(max(m.End-1, m.Start))
 	return report.Finding{

@@ -19,7 +19,7 @@ import (
 // permits sit on other workers. Instead, a full frontier takes the task
 // itself: park puts it on a FIFO wait list, and release hands the freed
 // permit to the oldest parked task, which is spawned again holding it
-// (dirJob.permit). Nothing blocks, nothing spins, no discovered object is
+// (enumJob.permit). Nothing blocks, nothing spins, no discovered object is
 // dropped, and a woken task cannot lose its permit to a task that did not
 // wait: the wait list is served in order.
 //
@@ -46,8 +46,8 @@ type frontier struct {
 	parked atomic.Bool
 
 	mu      sync.Mutex
-	waiters []*dirJob // Enumerate tasks waiting for a permit, oldest first; guarded by mu
-	peak    int       // most waiters at once, guarded by mu (for tests)
+	waiters []*enumJob // Enumerate tasks waiting for a permit, oldest first; guarded by mu
+	peak    int        // most waiters at once, guarded by mu (for tests)
 }
 
 func newFrontier(capacity int) *frontier {
@@ -72,7 +72,7 @@ func (f *frontier) tryAcquire() bool {
 // caller must spawn it. Each permit is released exactly once
 // (object.release guarantees it); a release without a permit panics, as it
 // is a bug in the engine.
-func (f *frontier) release() *dirJob {
+func (f *frontier) release() *enumJob {
 	if f.inFlight.Add(-1) < 0 {
 		panic("scan: frontier released more permits than it granted")
 	}
@@ -87,7 +87,7 @@ func (f *frontier) release() *dirJob {
 // handOffLocked gives a free permit, if there is one, to the oldest waiter
 // and returns it. If another task took the freed permit first, that task
 // will release it later, and the waiter gets it then.
-func (f *frontier) handOffLocked() *dirJob {
+func (f *frontier) handOffLocked() *enumJob {
 	if len(f.waiters) == 0 || !f.tryAcquire() {
 		return nil
 	}
@@ -104,7 +104,7 @@ func (f *frontier) handOffLocked() *dirJob {
 
 // park queues j until a permit is handed to it. It returns false, and
 // keeps nothing, if a permit is free: the caller should try again at once.
-func (f *frontier) park(j *dirJob) bool {
+func (f *frontier) park(j *enumJob) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.parked.Store(true)
@@ -122,7 +122,7 @@ func (f *frontier) park(j *dirJob) bool {
 // drain removes and returns every parked task. After an aborted run, parked
 // tasks may never be woken; the engine drains them to close their
 // directories. Parked tasks hold no permit.
-func (f *frontier) drain() []*dirJob {
+func (f *frontier) drain() []*enumJob {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	w := f.waiters

@@ -26,16 +26,16 @@ func TestFrontierTryAcquireNeverExceedsCapacity(t *testing.T) {
 	if f.tryAcquire() {
 		t.Fatal("tryAcquire succeeded at capacity")
 	}
-	a, b, c, d := &dirJob{path: "a"}, &dirJob{path: "b"}, &dirJob{path: "c"}, &dirJob{path: "d"}
-	for _, j := range []*dirJob{a, b, c} {
+	a, b, c, d := &enumJob{src: &dirSource{path: "a"}}, &enumJob{src: &dirSource{path: "b"}}, &enumJob{src: &dirSource{path: "c"}}, &enumJob{src: &dirSource{path: "d"}}
+	for _, j := range []*enumJob{a, b, c} {
 		if !f.park(j) {
-			t.Fatalf("park(%s) refused while full", j.path)
+			t.Fatalf("park(%s) refused while full", j.src.(*dirSource).path)
 		}
 	}
 	// Releases go to the waiters, oldest first, permit in hand.
-	for _, want := range []*dirJob{a, b} {
+	for _, want := range []*enumJob{a, b} {
 		if got := f.release(); got != want || !got.permit {
-			t.Fatalf("release handed back %v, want %s holding a permit", got, want.path)
+			t.Fatalf("release handed back %v, want %s holding a permit", got, want.src.(*dirSource).path)
 		}
 		if f.inFlight.Load() != 3 || f.tryAcquire() {
 			t.Fatal("a permit handed to a waiter was taken by another task")
@@ -94,14 +94,14 @@ func TestFrontierParkNeverLosesAWakeup(t *testing.T) {
 		parked atomic.Int64
 	)
 	wake := make([]chan struct{}, goroutines)
-	jobs := make([]*dirJob, goroutines)
+	jobs := make([]*enumJob, goroutines)
 	for g := range goroutines {
 		wake[g] = make(chan struct{}, 1)
-		jobs[g] = &dirJob{path: itoa(g)}
+		jobs[g] = &enumJob{src: &dirSource{path: itoa(g)}}
 	}
-	signal := func(j *dirJob) {
+	signal := func(j *enumJob) {
 		if j != nil {
-			k, _ := strconv.Atoi(j.path)
+			k, _ := strconv.Atoi(j.src.(*dirSource).path)
 			wake[k] <- struct{}{}
 		}
 	}
@@ -173,7 +173,7 @@ func TestPermitsReleasedExactlyOnce(t *testing.T) {
 				seen := map[string]int{}
 				opts.OnFinding = func(f report.Finding) { mu.Lock(); seen[f.File]++; mu.Unlock() }
 				e := newEngine(opts.withDefaults())
-				st, err := e.scan(context.Background(), []string{dir})
+				st, err := e.scanPaths(context.Background(), dir)
 				if err != nil {
 					t.Fatalf("workers %d inflight %d: %v", workers, inflight, err)
 				}
@@ -212,7 +212,7 @@ func TestLargeDirectoryIsListedAsItIsScanned(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		opts := Options{Detector: newFake(), Workers: workers, MaxInFlight: inflight}
 		e := newEngine(opts.withDefaults())
-		st, err := e.scan(context.Background(), []string{dir})
+		st, err := e.scanPaths(context.Background(), dir)
 		if err != nil || st.Files != n {
 			t.Fatalf("%d files, err %v", st.Files, err)
 		}

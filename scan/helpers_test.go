@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/spindle-go/spindle/scan/report"
+	"github.com/spindle-go/spindle/scan/rules"
 )
 
 func TestMain(m *testing.M) {
@@ -43,23 +44,23 @@ func newFake() *fakeDetector { return &fakeDetector{window: fakeWindow} }
 
 func (d *fakeDetector) MaxWindow() int { return d.window }
 
-func (d *fakeDetector) SkipPath(path string) bool { return d.skip != nil && d.skip(path) }
+func (d *fakeDetector) SkipPath(_ any, path string) bool { return d.skip != nil && d.skip(path) }
 
-func (d *fakeDetector) NewScratch() Scratch { return nil }
+func (d *fakeDetector) NewScratch() any { return nil }
 
-func (d *fakeDetector) ScanPath(path string, emit func(Match)) {
+func (d *fakeDetector) ScanPath(_ any, path string, emit func(rules.Match)) {
 	if d.pathRule != nil && d.pathRule.MatchString(path) {
-		emit(Match{RuleID: "path-rule", Match: "file detected: " + path})
+		emit(rules.Match{RuleID: "path-rule", Match: "file detected: " + path})
 	}
 }
 
-func (d *fakeDetector) Scan(_ Scratch, path string, data []byte, emit func(Match)) {
+func (d *fakeDetector) Scan(_ any, path string, data []byte, emit func(rules.Match)) {
 	if d.onScan != nil {
 		d.onScan(path)
 	}
 	for _, loc := range fakeSecret.FindAllIndex(data, -1) {
 		s := string(data[loc[0]:loc[1]])
-		emit(Match{RuleID: "fake", Start: loc[0], End: loc[1], SecretStart: loc[0] + 7, SecretEnd: loc[1], Secret: s[7:], Match: s})
+		emit(rules.Match{RuleID: "fake", Start: loc[0], End: loc[1], SecretStart: loc[0] + 7, SecretEnd: loc[1], Secret: s[7:], Match: s})
 	}
 }
 
@@ -120,7 +121,7 @@ func compareKeys(a, b key) int {
 // detector run once over all of data, lines and columns counted naively.
 func wholeBuffer(path string, data []byte) []key {
 	var out []key
-	newFake().Scan(nil, path, data, func(m Match) {
+	newFake().Scan(nil, path, data, func(m rules.Match) {
 		l, c := naivePosition(data, m.Start)
 		el, ec := naivePosition(data, max(m.End-1, m.Start))
 		out = append(out, key{path, m.RuleID, l, c, el, ec, m.Secret})
@@ -166,4 +167,9 @@ func filesOf(found []key) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// scanPaths runs an engine made by a test on paths.
+func (e *engine) scanPaths(ctx context.Context, paths ...string) (Stats, error) {
+	return e.run(ctx, []source{&rootsSource{paths: paths}})
 }

@@ -1,15 +1,16 @@
 package scan
 
 import (
+	"io"
 	"sync"
 	"sync/atomic"
 
-	"github.com/spindle-go/spindle/scan/archive"
+	"github.com/spindle-go/spindle/scan/report"
 )
 
-// object is a file admitted by the frontier: the ObjectCtx of the task
-// graph. It holds one frontier permit from admission until its last task
-// finishes.
+// object is a file, a stream or a Source's object admitted by the
+// frontier: the ObjectCtx of the task graph. It holds one frontier permit
+// from admission until its last task finishes.
 //
 // refs counts the tasks that hold the object: the Fetch chain holds one
 // reference (each Fetch passes it to the next, and the first Fetch of an
@@ -24,24 +25,34 @@ import (
 // refs reach zero, so the archive's permit outlives every Scan task of
 // every member.
 type object struct {
-	path   string
+	name   string // as reported, and as path rules see it
+	path   string // a file on disk the engine opens itself; "" otherwise
+	open   func() (io.ReadCloser, error)
+	sink   func(report.Finding) // a Source's Object.Found; nil: Options.OnFinding
 	refs   atomic.Int32
-	parent *object       // the archive, for a member; nil for a file
-	root   *archive.Root // the budgets of the scan root the file is under; nil with archives off
+	parent *object  // the archive, for a member; nil otherwise
+	rc     *rootCtx // the scan root the object is under
 
 	// Owned by the Fetch chain (one Fetch at a time, each spawned by the
 	// previous one, so spawn orders their accesses).
-	f       *file // open from the first Fetch until the last chunk is read
-	size    int64 // size at open; reads stop there
+	f       io.ReadCloser // open from the first Fetch until the last chunk is read
+	ra      io.ReaderAt   // f, if it can be read in place
+	size    int64         // size at open (negative if unknown); reads stop there
 	st      stream
 	scanned bool // the content was read (counted in Stats.Files), not skipped
+	// head is the first chunk of a stream found to be an archive, which
+	// the walk must read again (a file is read again with ReadAt).
+	head []byte
+	// listed says the object's source already asked Detector.SkipPath
+	// about it (a directory on disk does while listing).
+	listed bool
 }
 
 // carryPool recycles the carry buffers of objects longer than one chunk.
 var carryPool sync.Pool
 
-func newObject(path string) *object {
-	o := &object{path: path}
+func newObject(name string) *object {
+	o := &object{name: name, size: -1}
 	o.refs.Store(1)
 	o.st.line = 1
 	return o
@@ -53,6 +64,8 @@ func newMember(parent *object, name string) *object {
 	parent.acquire()
 	o := newObject(name)
 	o.parent = parent
+	o.rc = parent.rc
+	o.sink = parent.sink
 	return o
 }
 
@@ -73,7 +86,7 @@ func (o *object) release() bool {
 func (o *object) closeFile() {
 	if o.f != nil {
 		o.f.Close()
-		o.f = nil
+		o.f, o.ra = nil, nil
 	}
 }
 

@@ -15,15 +15,16 @@ import (
 const (
 	DefaultChunkSize    = 256 << 10 // bytes read per chunk, overlap not included
 	DefaultMaxInFlight  = 1024      // objects (files) in flight at once
-	DefaultArchiveDepth = 3         // nesting levels of archives the command opens (Options.ArchiveDepth)
+	DefaultArchiveDepth = 3         // nesting levels of archives opened (Options.ArchiveDepth)
 	// BinaryProbe is how many leading bytes are searched for a NUL to tell a
 	// binary file from a text file, as git and ripgrep do.
 	BinaryProbe = 8 << 10
 )
 
-// Options configure a scan. The zero value scans with GOMAXPROCS workers and
-// the defaults above, archives aside (ArchiveDepth 0 leaves them closed),
-// but a Detector must be set.
+// Options configure a scan. The zero value is what `spindle scan` does with
+// no flags: GOMAXPROCS workers, the defaults above, archives opened to
+// DefaultArchiveDepth, the .gitleaksignore at the top of each directory
+// root honoured. Only Detector must be set.
 type Options struct {
 	// Workers is the number of executor workers; default GOMAXPROCS.
 	Workers int
@@ -53,10 +54,9 @@ type Options struct {
 	MaxFileSize int64
 	// ArchiveDepth is how many levels of nested archives are opened: 1
 	// scans the members of archives found on disk, 2 the members of
-	// archives inside those too, and so on. 0, the zero value, turns
-	// archives off, and an archive is then a file like any other: binary,
-	// so skipped unless ScanBinary. DefaultArchiveDepth (3) is what the
-	// command uses.
+	// archives inside those too, and so on. 0 means DefaultArchiveDepth;
+	// a negative value (NoArchives) turns archives off, and an archive is
+	// then a file like any other: binary, so skipped unless ScanBinary.
 	ArchiveDepth int
 	// Archive holds the archive budgets (see archive.Limits): entries per
 	// archive, decoded bytes per member, per archive and per scan root,
@@ -71,9 +71,25 @@ type Options struct {
 
 	// Detector holds the rules. Required.
 	Detector Detector
-	// Ignore lists fingerprints (file:rule:line) not to report, as read from
-	// a .gitleaksignore file. Nil reports everything.
+	// Ignore lists fingerprints (file:rule:line) not to report, beyond the
+	// .gitleaksignore files the scan reads itself. *ignore.Fingerprints
+	// implements it.
 	Ignore Fingerprints
+	// NoGitleaksIgnore turns off reading the .gitleaksignore file at the
+	// top of each directory given to Scan. A file that exists but cannot
+	// be read ends the scan with an error: going on without it would
+	// report findings the user has suppressed.
+	NoGitleaksIgnore bool
+	// Baseline holds findings already known (a previous report): they
+	// are counted in Stats.Known and not reported. *report.Baseline
+	// implements it.
+	Baseline Known
+	// Exclude names files never to scan, compared by absolute path: the
+	// report being written into the tree, the baseline, the config. A
+	// report written into the tree it describes holds every secret found;
+	// scanned again, it would report them all again (and a streamed report
+	// would grow as the scan reads it).
+	Exclude []string
 
 	// OnFinding receives every finding. Calls are serialised by the engine,
 	// so the callback needs no locking, but it runs on a worker: a slow
@@ -86,10 +102,19 @@ type Options struct {
 	Progress *Progress
 }
 
-// Fingerprints is a set of finding fingerprints to suppress. *rules.Ignore
-// implements it.
+// NoArchives is the ArchiveDepth that turns archives off.
+const NoArchives = -1
+
+// Fingerprints is a set of finding fingerprints to suppress.
+// *ignore.Fingerprints implements it.
 type Fingerprints interface {
 	Has(fingerprint string) bool
+}
+
+// Known is a set of findings already known, such as a baseline.
+// *report.Baseline implements it.
+type Known interface {
+	Contains(f report.Finding) bool
 }
 
 // Warning is a problem that did not stop the scan: a file that could not be
@@ -128,6 +153,11 @@ const (
 	// encrypted or use an unsupported compression method; each is also a
 	// Warning.
 	SkipUnsupported = "unsupported"
+	// SkipExcluded counts files Options.Exclude names.
+	SkipExcluded = "excluded"
+	// SkipDuplicate counts paths given to Scan more than once, or inside
+	// another directory given.
+	SkipDuplicate = "duplicate"
 )
 
 // Stats describe a finished scan.
@@ -139,7 +169,9 @@ type Stats struct {
 	Bytes    int64            // bytes scanned, each byte once (overlap not counted); decoded bytes for archive members
 	Skipped  map[string]int64 // files and directories skipped, by reason (Skip*)
 	Warnings int64
-	Findings int64
+	Findings int64 // reported
+	Known    int64 // found, and in Options.Baseline: not reported
+	Ignored  int64 // found, and suppressed by a fingerprint: not reported
 	Duration time.Duration
 	Phases   Phases          // per task kind
 	Executor spindle.Metrics // the executor's own counters
@@ -195,7 +227,10 @@ func (o Options) withDefaults() settings {
 	if o.Buffers <= 0 {
 		o.Buffers = 4 * o.Workers
 	}
-	if o.ArchiveDepth < 0 {
+	switch {
+	case o.ArchiveDepth == 0:
+		o.ArchiveDepth = DefaultArchiveDepth
+	case o.ArchiveDepth < 0:
 		o.ArchiveDepth = 0
 	}
 	if o.MaxFileSize < 0 {

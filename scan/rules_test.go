@@ -73,7 +73,7 @@ func TestChunkingWithDefaultRules(t *testing.T) {
 
 	var want []key
 	d := Rules(det)
-	d.Scan(d.NewScratch(), "app.cfg", data, func(m Match) {
+	d.Scan(d.NewScratch(), "app.cfg", data, func(m rules.Match) {
 		l, c := naivePosition(data, m.Start)
 		want = append(want, key{"app.cfg", m.RuleID, l, c, 0, 0, m.Secret})
 	})

@@ -16,18 +16,18 @@ import (
 	"github.com/spindle-go/spindle/scan/report"
 )
 
-// relFiles returns the files of found relative to dir, sorted, distinct.
+// relFiles returns the files of found, sorted, distinct, checking that
+// they are named relative to dir, the scan's one root, however dir was
+// spelled.
 func relFiles(t *testing.T, dir string, found []key) []string {
 	t.Helper()
-	var out []string
-	for _, f := range filesOf(found) {
-		r, err := filepath.Rel(dir, f)
-		if err != nil {
-			t.Fatal(err)
+	files := filesOf(found)
+	for _, f := range files {
+		if filepath.IsAbs(f) || strings.HasPrefix(f, dir) {
+			t.Fatalf("file %q is not named relative to the root %s", f, dir)
 		}
-		out = append(out, filepath.ToSlash(r))
 	}
-	return out
+	return files
 }
 
 func TestWalkWhatIsScanned(t *testing.T) {
@@ -259,7 +259,7 @@ func TestSkipPathAndPathRules(t *testing.T) {
 	})
 	det := newFake()
 	det.skip = func(p string) bool {
-		return strings.HasSuffix(p, "/vendor") || strings.HasSuffix(p, "go.sum")
+		return p == "vendor" || strings.HasSuffix(p, "/vendor") || strings.HasSuffix(p, "go.sum")
 	}
 	det.pathRule = regexp.MustCompile(`\.p12$`)
 	found, _, st, err := collect(t, Options{Detector: det}, dir)
@@ -282,8 +282,7 @@ func TestSkipPathAndPathRules(t *testing.T) {
 func TestIgnoreFingerprints(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"a.txt": secret(1) + "\n" + secret(2) + "\n"})
-	p := filepath.Join(dir, "a.txt")
-	found, _, st, err := collect(t, Options{Detector: newFake(), Ignore: fingerprintSet{p + ":fake:2": true}}, dir)
+	found, _, st, err := collect(t, Options{Detector: newFake(), Ignore: fingerprintSet{"a.txt:fake:2": true}}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,9 +305,18 @@ func TestRootsAndPaths(t *testing.T) {
 	}{
 		{nil, []string{"x/a.txt", "y.txt"}},
 		{[]string{"."}, []string{"x/a.txt", "y.txt"}},
-		{[]string{"./x/"}, []string{"x/a.txt"}},
+		// One directory: names relative to it, however it is spelled.
+		{[]string{"./x/"}, []string{"a.txt"}},
+		{[]string{dir + "/x"}, []string{"a.txt"}},
+		{[]string{"x/../x"}, []string{"a.txt"}},
+		// Several roots, or a file: names as given.
 		{[]string{"y.txt", "x"}, []string{"x/a.txt", "y.txt"}},
-		{[]string{dir + "/x"}, []string{dir + "/x/a.txt"}},
+		{[]string{"y.txt"}, []string{"y.txt"}},
+		{[]string{dir + "/y.txt"}, []string{dir + "/y.txt"}},
+		// A root given twice, or inside another: scanned once.
+		{[]string{".", "."}, []string{"x/a.txt", "y.txt"}},
+		{[]string{".", "x", dir + "/y.txt"}, []string{"x/a.txt", "y.txt"}},
+		{[]string{"x", dir + "/x"}, []string{"a.txt"}},
 	}
 	for _, tt := range tests {
 		found, _, _, err := collect(t, Options{Detector: newFake()}, tt.roots...)

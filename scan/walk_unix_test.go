@@ -79,11 +79,11 @@ func TestHostileTree(t *testing.T) {
 	for i := range 20 {
 		files["f"+itoa(i)+".txt"] = "k=" + secret(i)
 		files["d"+itoa(i)+"/g.txt"] = "k=" + secret(50+i)
-		want = append(want, join(dir, "d"+itoa(i)+"/g.txt"))
+		want = append(want, "d"+itoa(i)+"/g.txt")
 	}
 	writeTree(t, dir, files)
 	writeFiles(t, dir, []treeFile{{"a.tar.gz", gzipOf(t, tarOf(t, member{"x.env", secret(200)})), nil}})
-	want = append(want, join(dir, "a.tar.gz")+"!x.env")
+	want = append(want, "a.tar.gz!x.env")
 	must(t, os.Symlink(".", filepath.Join(dir, "loop")))
 	must(t, os.Symlink("l2", filepath.Join(dir, "l1")))
 	must(t, os.Symlink("l1", filepath.Join(dir, "l2")))
@@ -112,8 +112,8 @@ func TestHostileTree(t *testing.T) {
 		}
 		must(t, os.RemoveAll(filepath.Join(dir, "gone")))
 		for i := 0; len(vanished) < 2; i++ {
-			if p := join(dir, "f"+itoa(i)+".txt"); p != path {
-				must(t, os.Remove(p))
+			if p := "f" + itoa(i) + ".txt"; p != path {
+				must(t, os.Remove(filepath.Join(dir, p)))
 				vanished = append(vanished, p)
 			}
 		}
@@ -123,7 +123,7 @@ func TestHostileTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 20 {
-		if p := join(dir, "f"+itoa(i)+".txt"); !slices.Contains(vanished, p) {
+		if p := "f" + itoa(i) + ".txt"; !slices.Contains(vanished, p) {
 			want = append(want, p)
 		}
 	}

@@ -311,7 +311,7 @@ func TestEveryFormatReportsTheSameFindings(t *testing.T) {
 	})
 	t.Run("text", func(t *testing.T) {
 		r := invoke(t, root, "scan", ".")
-		if !strings.Contains(r.stderr, "skipped: 1 allowlist") {
+		if !strings.Contains(r.stderr, "skipped: 1 excluded") {
 			t.Errorf("the config file is not counted as skipped:\n%s", r.stderr)
 		}
 		if r.code != 1 {

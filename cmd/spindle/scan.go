@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,17 +39,25 @@ type scanOptions struct {
 	color          string
 	exitCode       int
 	strict         bool
+	stdinName      string
 }
 
 const scanLong = `scan searches files, directories and the archives inside them for secrets, with
 gitleaks-compatible rules, on every core. Findings go to standard output (or
 --output); progress, warnings and a summary go to standard error.
 
+A PATH of - scans standard input, as one file named by --stdin-name; a FIFO
+or a device given as a PATH (/dev/stdin, <(cmd)) is read as a stream too.
+With one directory PATH, findings name files relative to it, so the same
+tree gives the same report however it is named; with several PATHs, files
+are named as the PATHs were given.
+
 Rules come from --config, else from .gitleaks.toml in the first PATH that is a
 directory, else from the built-in set. Findings whose fingerprint
-(file:rule:line) is listed in a .gitleaksignore file in a scanned directory
-are not reported, nor are lines that carry a gitleaks:allow or spindle:allow
-comment. The report, the baseline and the config file are never scanned.
+(file:rule:line) is listed in a .gitleaksignore file at the top of a scanned
+directory are not reported, nor are lines that carry a gitleaks:allow or
+spindle:allow comment. The report, the baseline and the config file are never
+scanned.
 
 Exit status: 0 no findings, 1 findings (see --exit-code), 2 an error: a bad
 flag, an unreadable or invalid config or baseline, a PATH that does not exist,
@@ -61,6 +70,7 @@ const scanExamples = `  spindle scan                                 # the curre
   spindle scan --baseline leaks.json .         # only what is new since then
   spindle scan -f sarif -o spindle.sarif .     # for GitHub code scanning
   spindle scan --redact -f jsonl . | jq .file  # stream findings, secrets hidden
+  git diff | spindle scan --stdin-name patch.diff -
   spindle scan --max-file-size 10MB --archive-depth 0 /srv/data`
 
 func newScanCmd(e env) *cobra.Command {
@@ -92,6 +102,7 @@ func newScanCmd(e env) *cobra.Command {
 	f.StringVar(&o.color, "color", "auto", "colour the text report `WHEN`: auto (on a terminal, unless NO_COLOR is set), always, never")
 	f.IntVar(&o.exitCode, "exit-code", exitFindings, "exit status `N` when there are findings")
 	f.BoolVar(&o.strict, "strict", false, "exit 2 if there were warnings (unreadable files, broken archives)")
+	f.StringVar(&o.stdinName, "stdin-name", "-", "the `NAME` standard input (PATH -) has in reports and path rules")
 
 	c.MarkFlagFilename("config", "toml")
 	c.MarkFlagFilename("output")
@@ -152,7 +163,14 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
+	stdin := slices.Contains(paths, "-")
+	if stdin && len(paths) > 1 {
+		return &usageError{cmd: c, err: errors.New("PATH - (standard input) cannot be combined with other PATHs")}
+	}
 	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
 		if _, err := os.Stat(p); err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
@@ -166,9 +184,6 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 	// console keeps them from interleaving.
 	con := &console{w: e.stderr}
 	var progress scan.Progress
-	// known counts findings the baseline absorbed; the progress line shows
-	// only findings that will be reported.
-	var known atomic.Int64
 	var phase atomic.Pointer[string]
 	setPhase := func(s string) { phase.Store(&s) }
 	var scanStart atomic.Int64 // UnixNano when the scan began, 0 before
@@ -179,7 +194,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 				phase:    *phase.Load(),
 				files:    progress.Files.Load(),
 				bytes:    progress.Bytes.Load(),
-				findings: progress.Findings.Load() - known.Load(),
+				findings: progress.Findings.Load(),
 				warnings: progress.Warnings.Load(),
 				scanning: sinceUnixNano(scanStart.Load()),
 			}
@@ -191,7 +206,11 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 
 	// Rules: --config, else PATH/.gitleaks.toml for the first PATH that is a
 	// directory, else the built-in set.
-	cfg, cfgPath, err := rules.Find(configRoot(paths), o.config)
+	root := "."
+	if !stdin {
+		root = configRoot(paths)
+	}
+	cfg, cfgPath, err := rules.Find(root, o.config)
 	if err != nil {
 		return exitWith(exitError, err)
 	}
@@ -199,15 +218,13 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 	if err != nil {
 		return exitWith(exitError, err)
 	}
-	ignore, err := loadIgnores(paths)
-	if err != nil {
-		return exitWith(exitError, err)
-	}
-	var baseline *report.Baseline
+	var baseline scan.Known
 	if o.baseline != "" {
-		if baseline, err = report.LoadBaseline(o.baseline); err != nil {
+		bl, err := report.LoadBaseline(o.baseline)
+		if err != nil {
 			return exitWith(exitError, err)
 		}
+		baseline = bl
 	}
 
 	out := e.stdout
@@ -240,27 +257,26 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 	scanStart.Store(time.Now().UnixNano())
 	ctx, cancel := context.WithCancelCause(c.Context())
 	defer cancel(nil)
-	var reported int64
 	var writeErr error
-	st, scanErr := scan.Scan(ctx, scan.Options{
+	depth := o.archiveDepth
+	if depth == 0 {
+		depth = scan.NoArchives
+	}
+	opts := scan.Options{
 		Workers:        o.workers,
 		Gitignore:      o.gitignore,
 		FollowSymlinks: o.followSymlinks,
 		MaxFileSize:    o.maxFileSize.bytes,
-		ArchiveDepth:   o.archiveDepth,
-		Detector:       excludeFiles(scan.Rules(det), o.output, o.baseline, cfgPath),
-		Ignore:         ignore,
+		ArchiveDepth:   depth,
+		Detector:       scan.Rules(det),
+		Baseline:       baseline,
+		Exclude:        []string{o.output, o.baseline, cfgPath},
 		Progress:       &progress,
 		OnFinding: func(f report.Finding) {
 			// Calls are serialised by the engine.
 			if writeErr != nil {
 				return
 			}
-			if baseline.Contains(f) {
-				known.Add(1)
-				return
-			}
-			reported++
 			if err := w.Write(f); err != nil {
 				writeErr = err
 				cancel(err)
@@ -269,7 +285,17 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 		OnWarning: func(wn scan.Warning) {
 			con.Print(fmt.Sprintf("spindle: warning: %s\n", warningText(wn)))
 		},
-	}, paths...)
+	}
+	var (
+		st      scan.Stats
+		scanErr error
+	)
+	if stdin {
+		st, scanErr = scan.ScanReader(ctx, opts, o.stdinName, e.stdin)
+	} else {
+		st, scanErr = scan.Scan(ctx, opts, paths...)
+	}
+	reported := st.Findings
 	setPhase("writing report")
 	closeErr := w.Close()
 	con.stop()
@@ -295,7 +321,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 			Skipped:  st.Skipped,
 		}
 		sum.WriteText(e.stderr)
-		if n := known.Load(); n > 0 {
+		if n := st.Known; n > 0 {
 			fmt.Fprintf(e.stderr, "%s already in the baseline, not reported\n", plural(n, "finding", "findings"))
 		}
 	}

@@ -101,16 +101,3 @@ func ExampleFind() {
 	fmt.Printf("path %q, title %q\n", used, cfg.Title)
 	// Output: path "", title "spindle built-in rules"
 }
-
-func ExampleParseIgnore() {
-	ig, err := rules.ParseIgnore(strings.NewReader(`
-# reviewed 2026-01-10
-src/fixtures/keys.go:private-key:12
-4f1c0a2e9d:deploy/.env:github-pat:3
-`))
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(ig.Has("src/fixtures/keys.go:private-key:12"), ig.Has("deploy/.env:github-pat:3"), ig.Has("deploy/.env:github-pat:4"))
-	// Output: true true false
-}

@@ -25,6 +25,7 @@ func main() {
 	gitignore := flag.Bool("gitignore", false, "honour .gitignore and .ignore files")
 	repeat := flag.Int("n", 1, "repeat the scan n times (for profiles)")
 	null := flag.Bool("null", false, "a detector that finds nothing: measures the engine alone")
+	archives := flag.Int("archives", scan.NoArchives, "archive depth (default: archives closed, as gitleaks dir)")
 	flag.Parse()
 
 	var cfg *rules.Config
@@ -48,10 +49,10 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	for range *repeat - 1 {
-		scanOnce(det, *null, *workers, *chunk, *binary, *gitignore, nil)
+		scanOnce(det, *null, *workers, *chunk, *archives, *binary, *gitignore, nil)
 	}
 	var lines []string
-	st, err := scanOnce(det, *null, *workers, *chunk, *binary, *gitignore, &lines)
+	st, err := scanOnce(det, *null, *workers, *chunk, *archives, *binary, *gitignore, &lines)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
@@ -73,17 +74,18 @@ func main() {
 		st.Phases.Scan.Tasks, st.Phases.Scan.Busy, st.Phases.InlineScans, st.Phases.Backpressure)
 }
 
-func scanOnce(det *rules.Detector, null bool, workers, chunk int, binary, gitignore bool, lines *[]string) (scan.Stats, error) {
+func scanOnce(det *rules.Detector, null bool, workers, chunk, archives int, binary, gitignore bool, lines *[]string) (scan.Stats, error) {
 	d := scan.Rules(det)
 	if null {
 		d = nullDetector{}
 	}
 	return scan.Scan(context.Background(), scan.Options{
-		Detector:   d,
-		Workers:    workers,
-		ChunkSize:  chunk,
-		ScanBinary: binary,
-		Gitignore:  gitignore,
+		Detector:     d,
+		Workers:      workers,
+		ChunkSize:    chunk,
+		ArchiveDepth: archives,
+		ScanBinary:   binary,
+		Gitignore:    gitignore,
 		OnFinding: func(f report.Finding) {
 			if lines != nil {
 				*lines = append(*lines, fmt.Sprintf("%s\t%d\t%s", f.File, f.Line, f.RuleID))
@@ -95,8 +97,8 @@ func scanOnce(det *rules.Detector, null bool, workers, chunk int, binary, gitign
 
 type nullDetector struct{}
 
-func (nullDetector) MaxWindow() int                                      { return 16 << 10 }
-func (nullDetector) SkipPath(string) bool                                { return false }
-func (nullDetector) NewScratch() scan.Scratch                            { return nil }
-func (nullDetector) ScanPath(string, func(scan.Match))                   {}
-func (nullDetector) Scan(scan.Scratch, string, []byte, func(scan.Match)) {}
+func (nullDetector) MaxWindow() int                              { return 16 << 10 }
+func (nullDetector) SkipPath(any, string) bool                   { return false }
+func (nullDetector) NewScratch() any                             { return nil }
+func (nullDetector) ScanPath(any, string, func(rules.Match))     {}
+func (nullDetector) Scan(any, string, []byte, func(rules.Match)) {}

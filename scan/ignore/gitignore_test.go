@@ -1,4 +1,4 @@
-package scan
+package ignore
 
 import (
 	"strings"
@@ -33,7 +33,7 @@ func TestGlobRegexp(t *testing.T) {
 		{"x/**/**/y", []string{"x/y", "x/a/b/y"}, []string{"y"}}, // repeated globstars
 	}
 	for _, tt := range tests {
-		rules, err := parseIgnore(tt.pattern)
+		rules, err := parse(tt.pattern)
 		if err != nil || len(rules) != 1 {
 			t.Errorf("%q: %d rules, %v", tt.pattern, len(rules), err)
 			continue
@@ -61,15 +61,15 @@ func FuzzParseIgnore(f *testing.F) {
 	f.Add("[!a]bc\n\\#x\nx/**/y\n", "x/q/y")
 	f.Add("[[:alpha:]\n[\\\n\\", "[")
 	f.Fuzz(func(t *testing.T, text, path string) {
-		rules, _ := parseIgnore(text)
-		lvl := &ignoreLevel{rules: rules}
-		lvl.ignored(path, false)
-		lvl.ignored(path, true)
+		rules, _ := parse(text)
+		lvl := &Level{rules: rules}
+		lvl.Ignored(path, false)
+		lvl.Ignored(path, true)
 		for line := range strings.SplitSeq(text, "\n") {
 			if line == "" || strings.Trim(line, "abcdefghijklmnopqrstuvwxyz0123456789._-") != "" {
 				continue
 			}
-			rs, err := parseIgnore(line)
+			rs, err := parse(line)
 			if err != nil || len(rs) != 1 {
 				t.Fatalf("%q: %v", line, err)
 			}

@@ -1,24 +1,27 @@
-package scan
+package ignore
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
 	"strings"
 )
 
-// ignoreFiles are read in every directory when Options.Gitignore is set.
-// A later file takes precedence over an earlier one, as in ripgrep, where
-// .ignore overrides .gitignore.
-var ignoreFiles = [...]string{".gitignore", ".ignore"}
+// Files are the ignore files read in every directory. A later file takes
+// precedence over an earlier one, as in ripgrep, where .ignore overrides
+// .gitignore.
+var Files = [...]string{".gitignore", ".ignore"}
 
-// ignoreLevel is the ignore rules of one directory, chained to those of its
+// Level is the ignore rules of one directory, chained to those of its
 // parent. A path is decided by the deepest level with a rule that matches
-// it, and within a level by the last matching rule: git's precedence. The
+// it, and within a level by the last matching rule: git's precedence. A
 // walk asks about a directory before it enters it, so a path's parents are
 // never excluded when the path itself is asked about (git's "a file cannot
 // be re-included if its directory is excluded" holds by construction).
+//
+// A nil *Level ignores nothing.
 //
 // Why not a library: sabhiram/go-gitignore, which go.mod lists and Titus
 // uses, was the first choice, but its patterns match a path's ancestors too
@@ -28,28 +31,46 @@ var ignoreFiles = [...]string{".gitignore", ".ignore"}
 // "doc/frotz" unanchored. go-git's matcher is right but brings go-git into
 // the module for one file. The translation below is gitignore(5)'s pattern
 // syntax to a regexp anchored on the path relative to the ignore file's
-// directory; TestGitignoreMatchesGit checks it against git itself. Not
-// supported: core.ignoreCase, .git/info/exclude and the global excludes
-// file, and ignore files above the scan's roots.
-type ignoreLevel struct {
-	parent *ignoreLevel
-	strip  int // bytes to remove from a path to make it relative to this level
-	rules  []ignoreRule
+// directory; TestGitignoreMatchesGit (package scan) checks it against git
+// itself. Not supported: core.ignoreCase and the global excludes file
+// (core.excludesFile).
+type Level struct {
+	parent *Level
+	// A path is made relative to this level's directory by removing its
+	// first strip bytes and putting prefix in front: prefix is empty for
+	// a level at or below the walk's root, and the root's path from the
+	// level's directory for a level above it (ForRoot).
+	strip  int
+	prefix string
+	rules  []rule
+	repo   *tracked // shared by every level of one root; nil outside a repository
 }
 
-type ignoreRule struct {
+type rule struct {
 	re      *regexp.Regexp // matches the whole relative path
 	negate  bool           // "!pattern": re-include
 	dirOnly bool           // "pattern/": matches directories only
 }
 
-// ignored reports whether path (a file, or a directory if dir) is excluded.
-func (l *ignoreLevel) ignored(path string, dir bool) bool {
+// Ignored reports whether path (a file, or a directory if dir) is
+// excluded. path is the path the walk built from its root, as given to
+// Load and ForRoot. A tracked file is never excluded, nor a directory that
+// holds one.
+func (l *Level) Ignored(path string, dir bool) bool {
+	if l == nil {
+		return false
+	}
+	if l.repo != nil && l.repo.holds(path, dir) {
+		return false
+	}
 	for ; l != nil; l = l.parent {
 		if len(path) <= l.strip {
 			continue
 		}
 		rel := path[l.strip:]
+		if l.prefix != "" {
+			rel = l.prefix + rel
+		}
 		for i := len(l.rules) - 1; i >= 0; i-- {
 			r := &l.rules[i]
 			if (dir || !r.dirOnly) && r.re.MatchString(rel) {
@@ -60,44 +81,108 @@ func (l *ignoreLevel) ignored(path string, dir bool) bool {
 	return false
 }
 
-// loadIgnore reads the ignore files of dir and returns the level for its
-// entries: parent if dir has none. A pattern that does not compile is
-// reported as a warning and skipped.
-func (e *engine) loadIgnore(dir string, parent *ignoreLevel) *ignoreLevel {
-	var rules []ignoreRule
-	for _, name := range ignoreFiles {
-		p := join(dir, name)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				e.warn(p, "read", err)
-			}
-			continue
-		}
-		rs, err := parseIgnore(string(b))
-		if err != nil {
-			e.warn(p, "parse", err)
-		}
-		rules = append(rules, rs...)
-	}
+// WarnFunc receives a problem with an ignore file: op is "read" or
+// "parse". The file is used as far as it could be read.
+type WarnFunc func(path, op string, err error)
+
+// Load reads the ignore files of dir and returns the level for its
+// entries: parent if dir has none. A pattern that does not compile, or a
+// file that cannot be read, is passed to warn and skipped.
+func Load(dir string, parent *Level, warn WarnFunc) *Level {
+	rules := readRules(dir, warn)
 	if len(rules) == 0 {
 		return parent
 	}
-	strip := len(dir) + 1
-	switch {
-	case dir == "" || dir == ".":
-		strip = 0
-	case strings.HasSuffix(dir, "/"):
-		strip = len(dir)
+	l := &Level{parent: parent, strip: stripFor(dir), rules: rules}
+	if parent != nil {
+		l.repo = parent.repo
 	}
-	return &ignoreLevel{parent: parent, strip: strip, rules: rules}
+	return l
 }
 
-// parseIgnore compiles the patterns of one ignore file, in order. It keeps
-// the patterns that compile and returns the first error.
-func parseIgnore(text string) ([]ignoreRule, error) {
+// readRules reads and compiles the ignore files of dir, in precedence
+// order.
+func readRules(dir string, warn WarnFunc) []rule {
+	var rules []rule
+	for _, name := range Files {
+		rules = append(rules, readFile(join(dir, name), warn)...)
+	}
+	return rules
+}
+
+func readFile(p string, warn WarnFunc) []rule {
+	b, err := readSmall(p)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) && warn != nil {
+			warn(p, "read", err)
+		}
+		return nil
+	}
+	rs, err := parse(string(b))
+	if err != nil && warn != nil {
+		warn(p, "parse", err)
+	}
+	return rs
+}
+
+// maxFile bounds an ignore file read: they are input from the tree being
+// scanned, which may be hostile.
+const maxFile = 16 << 20
+
+// readSmall reads a regular file of at most maxFile bytes.
+func readSmall(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: errNotRegular}
+	}
+	if st.Size() > maxFile {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: errTooLarge}
+	}
+	return io.ReadAll(io.LimitReader(f, maxFile+1))
+}
+
+var (
+	errNotRegular = errors.New("not a regular file")
+	errTooLarge   = errors.New("larger than 16 MiB")
+)
+
+// stripFor is how many bytes of a path under dir, as join builds it, come
+// before the part relative to dir.
+func stripFor(dir string) int {
+	switch {
+	case dir == "" || dir == ".":
+		return 0
+	case strings.HasSuffix(dir, "/"):
+		return len(dir)
+	}
+	return len(dir) + 1
+}
+
+// join appends name to dir as a walk builds paths: no "./" prefix for the
+// current directory, no doubled slash after "/".
+func join(dir, name string) string {
+	switch {
+	case dir == "" || dir == ".":
+		return name
+	case dir[len(dir)-1] == '/':
+		return dir + name
+	}
+	return dir + "/" + name
+}
+
+// parse compiles the patterns of one ignore file, in order. It keeps the
+// patterns that compile and returns the first error.
+func parse(text string) ([]rule, error) {
 	var (
-		rules    []ignoreRule
+		rules    []rule
 		firstErr error
 	)
 	for line := range strings.SplitSeq(text, "\n") {
@@ -105,7 +190,7 @@ func parseIgnore(text string) ([]ignoreRule, error) {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		r := ignoreRule{}
+		r := rule{}
 		if line[0] == '!' {
 			r.negate, line = true, line[1:]
 		}

@@ -1,0 +1,182 @@
+// This file reads git's index file (.git/index), the staging area:
+// which paths are tracked, and the blob each one stages.
+//
+// The format (gitformat-index(5)): a 12-byte header "DIRC", version
+// (2, 3 or 4) and entry count; the entries, sorted by path; extensions;
+// and a trailing hash of everything before it. An entry is ten 32-bit
+// stat fields (ctime, mtime, dev, ino, mode, uid, gid, size), the object
+// id, 16 bits of flags (assume-valid, extended, stage, name length) and,
+// from version 3 when the extended flag is set, 16 more (skip-worktree,
+// intent-to-add). Versions 2 and 3 store the full path NUL-terminated and
+// pad each entry to a multiple of 8 bytes; version 4 stores the path as
+// the number of bytes to drop from the end of the previous path (a varint)
+// and the suffix to append, NUL-terminated, with no padding.
+//
+// The reader checks every length against the data before it reads it: an
+// index is untrusted input (a repository someone else made), and a
+// truncated or hostile one is an error, never a panic or a huge
+// allocation. Extensions are skipped; a sparse index's directory entries
+// (mode 040000) are reported as entries whose Mode says so.
+
+package gitrepo
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"os"
+)
+
+// Entry is one path of the index.
+type Entry struct {
+	Path  string // slash-separated, relative to the repository's top
+	Mode  uint32 // 0100644, 0100755, 0120000 (link), 0160000 (submodule), 040000 (sparse directory)
+	ID    []byte // the object id: 20 bytes (SHA-1) or 32 (SHA-256)
+	Stage int    // 0, or 1-3 for the sides of an unresolved merge conflict
+	// SkipWorktree marks a path outside a sparse checkout; IntentToAdd a
+	// path added with `git add -N` (no content staged yet).
+	SkipWorktree, IntentToAdd bool
+}
+
+// ModeDir is the mode of a sparse index's directory entry.
+const ModeDir = 040000
+
+// ErrFormat is wrapped by every error about the index's content.
+var ErrFormat = errors.New("gitrepo: malformed index")
+
+// maxSize bounds the index file read (a 100k-file repository's index is
+// about 10 MB).
+const maxSize = 1 << 30
+
+// Read reads and parses the index file at path. hashSize is the
+// repository's object id length: 20 (SHA-1) or 32 (SHA-256).
+func Read(path string, hashSize int) ([]Entry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > maxSize {
+		return nil, fmt.Errorf("%w: %s: not a regular file of at most 1 GiB", ErrFormat, path)
+	}
+	data := make([]byte, st.Size())
+	if _, err := f.ReadAt(data, 0); err != nil {
+		return nil, fmt.Errorf("gitrepo: read %s: %w", path, err)
+	}
+	ents, err := Parse(data, hashSize)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ents, nil
+}
+
+// Parse parses an index. hashSize is 20 or 32.
+func Parse(data []byte, hashSize int) ([]Entry, error) {
+	if hashSize != sha1.Size && hashSize != sha256.Size {
+		return nil, fmt.Errorf("gitrepo: hash size %d: want 20 or 32", hashSize)
+	}
+	if len(data) < 12+hashSize || string(data[:4]) != "DIRC" {
+		return nil, fmt.Errorf("%w: no DIRC header", ErrFormat)
+	}
+	version := binary.BigEndian.Uint32(data[4:])
+	if version < 2 || version > 4 {
+		return nil, fmt.Errorf("%w: version %d", ErrFormat, version)
+	}
+	if err := checkTrailer(data, hashSize); err != nil {
+		return nil, err
+	}
+	body := data[:len(data)-hashSize]
+	count := binary.BigEndian.Uint32(data[8:])
+	// Each entry takes at least 62 bytes (SHA-1, version 4): a count the
+	// data cannot hold is a lie, and must not size an allocation.
+	fixed := 40 + hashSize + 2
+	if uint64(count) > uint64(len(body))/uint64(fixed) {
+		return nil, fmt.Errorf("%w: %d entries claimed in %d bytes", ErrFormat, count, len(body))
+	}
+	ents := make([]Entry, 0, count)
+	off := 12
+	var prev []byte
+	for i := uint32(0); i < count; i++ {
+		start := off
+		if len(body)-off < fixed {
+			return nil, fmt.Errorf("%w: entry %d truncated", ErrFormat, i)
+		}
+		mode := binary.BigEndian.Uint32(body[off+24:])
+		id := bytes.Clone(body[off+40 : off+40+hashSize])
+		flags := binary.BigEndian.Uint16(body[off+40+hashSize:])
+		off += fixed
+		e := Entry{Mode: mode, ID: id, Stage: int(flags>>12) & 3}
+		if flags&0x4000 != 0 { // extended
+			if version < 3 {
+				return nil, fmt.Errorf("%w: entry %d: extended flags in version %d", ErrFormat, i, version)
+			}
+			if len(body)-off < 2 {
+				return nil, fmt.Errorf("%w: entry %d truncated", ErrFormat, i)
+			}
+			ext := binary.BigEndian.Uint16(body[off:])
+			e.SkipWorktree = ext&0x4000 != 0
+			e.IntentToAdd = ext&0x2000 != 0
+			off += 2
+		}
+		var path []byte
+		if version == 4 {
+			drop, n := binary.Uvarint(body[off:])
+			if n <= 0 || drop > uint64(len(prev)) {
+				return nil, fmt.Errorf("%w: entry %d: bad path prefix", ErrFormat, i)
+			}
+			off += n
+			end := bytes.IndexByte(body[off:], 0)
+			if end < 0 {
+				return nil, fmt.Errorf("%w: entry %d: unterminated path", ErrFormat, i)
+			}
+			keep := prev[:len(prev)-int(drop)]
+			path = make([]byte, 0, len(keep)+end)
+			path = append(append(path, keep...), body[off:off+end]...)
+			off += end + 1
+		} else {
+			end := bytes.IndexByte(body[off:], 0)
+			if end < 0 {
+				return nil, fmt.Errorf("%w: entry %d: unterminated path", ErrFormat, i)
+			}
+			path = body[off : off+end]
+			// The entry is padded with 1 to 8 NULs to a multiple of 8.
+			off = start + (off-start+end+8)&^7
+			if off > len(body) {
+				return nil, fmt.Errorf("%w: entry %d truncated", ErrFormat, i)
+			}
+		}
+		if len(path) == 0 {
+			return nil, fmt.Errorf("%w: entry %d: empty path", ErrFormat, i)
+		}
+		e.Path = string(path)
+		prev = path
+		ents = append(ents, e)
+	}
+	return ents, nil
+}
+
+// checkTrailer verifies the trailing hash, unless it is all zeros (git
+// writes zeros with index.skipHash).
+func checkTrailer(data []byte, hashSize int) error {
+	sum := data[len(data)-hashSize:]
+	if bytes.Count(sum, []byte{0}) == len(sum) {
+		return nil
+	}
+	var h hash.Hash = sha1.New()
+	if hashSize == sha256.Size {
+		h = sha256.New()
+	}
+	h.Write(data[:len(data)-hashSize])
+	if !bytes.Equal(h.Sum(nil), sum) {
+		return fmt.Errorf("%w: checksum mismatch", ErrFormat)
+	}
+	return nil
+}
