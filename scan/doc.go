@@ -1,6 +1,7 @@
-// Package scan is Spindle's scanning engine: it walks files and directories,
-// reads them in chunks and runs a Detector (the rules of scan/rules) over
-// every chunk, in parallel on a spindle.Executor. Scan is the whole API:
+// Package scan is Spindle's scanning engine: it reads objects from sources
+// (directory trees, archives, streams, a repository's history) in chunks
+// and runs a Detector (the rules of scan/rules) over every chunk, in
+// parallel on a spindle.Executor:
 //
 //	det, err := rules.Compile(rules.Default())
 //	...
@@ -9,19 +10,42 @@
 //		OnFinding: func(f report.Finding) { ... },
 //	}, "path/to/tree")
 //
-// The command (cmd/spindle) only wires flags to Options.
+// Scan takes paths; ScanReader a stream (standard input); ScanFS an fs.FS;
+// ScanSources any Source, such as the history of a git repository
+// (scan/git). All four run the same task graph with the same Options, and
+// the policy a scan applies lives here and in scan/ignore, not in the
+// command: gitignore files (Options.Gitignore), the .gitleaksignore at the
+// top of each directory root, a baseline (Options.Baseline), files never
+// to scan (Options.Exclude). The zero Options are the command's defaults;
+// cmd/spindle only wires flags to them.
+//
+// # Sources
+//
+// A source yields objects in batches, under the frontier, with a cursor of
+// its own (a directory's open handle, a position in a list of blobs): the
+// seed's source_id and cursor. An object has a name (what reports and path
+// rules see), an optional size, and a way to be opened; whatever its
+// source, it goes through the same Fetch and Scan tasks, chunk ownership,
+// binary and size policies, archive opening, budgets, panics turned into
+// errors, cancellation and statistics. Directories on disk are the
+// engine's own source (the fast path: bare descriptors, no interface per
+// file); Source is the exported form of the same thing, which ScanReader,
+// ScanFS and other packages use.
 //
 // # The task graph
 //
-// The engine implements the typed task graph of seeds/task-graph.md on the
-// executor; discovery, reading and matching are all tasks on the same
-// workers, with no goroutine per file and no channel between stages.
+// The engine implements the typed task graph of the design on the
+// executor — Enumerate, Fetch, Scan — and discovery, reading and matching
+// are all tasks on the same workers, with no goroutine per file and no
+// channel between stages.
 //
-//   - Enumerate lists a directory, one batch of entries per task. Each
-//     subdirectory becomes an Enumerate task; each file takes a permit from
-//     the ObjectFrontier and becomes a Fetch task. A root path is a file or
-//     a directory given to Scan. An archive's Enumerate walks its members
-//     (see Archives).
+//   - Enumerate asks a source for its next batch: a directory's next
+//     entries, say. Each sub-source (a subdirectory) becomes an Enumerate
+//     task; each object takes a permit from the ObjectFrontier and becomes
+//     a Fetch task. The roots of Scan are a source too: each directory
+//     given becomes a directory source, each file an object, each FIFO or
+//     device (/dev/stdin, a process substitution) a stream. An archive's
+//     Enumerate walks its members (see Archives).
 //   - Fetch reads an object's next chunk. A chunk with more to follow goes
 //     to a Scan task in a buffer from the shared pool, and the next Fetch is
 //     spawned where an idle worker can steal it, so one large file is read
@@ -88,16 +112,28 @@
 // # What is scanned
 //
 // Everything under a root except .git directories, hidden files included.
-// .gitignore and .ignore files are honoured only with Options.Gitignore
-// (nested files included, with git's precedence; see ignoreLevel for why
-// the engine translates the patterns itself, and what it leaves out).
-// Symbolic links are skipped unless FollowSymlinks, and then a directory
-// that is its own ancestor is reported as a loop. A root named explicitly
-// is always followed. Archives are opened (see Archives). Other files with
-// a NUL in their first 8 KiB are binary and skipped unless ScanBinary; devices, FIFOs and sockets are skipped. The
-// rules' global allowlist paths (Detector.SkipPath) skip files and whole
-// directories, as gitleaks does. Paths are reported as Scan was given
-// them, joined with '/'.
+// .gitignore and .ignore files are honoured only with Options.Gitignore,
+// as git applies them (scan/ignore): nested files with git's precedence,
+// the files above a root up to its repository's top, the repository's
+// info/exclude, and never a tracked file. Symbolic links are skipped
+// unless FollowSymlinks, and then a directory that is its own ancestor is
+// reported as a loop. A root named explicitly is always followed.
+// Archives are opened (see Archives). Other files with a NUL in their
+// first 8 KiB are binary and skipped unless ScanBinary; devices, FIFOs
+// and sockets met while walking are skipped with a warning. The rules'
+// global allowlist paths (Detector.SkipPath) skip files and whole
+// directories, as gitleaks does. A root given twice, or inside another
+// directory given, is scanned once.
+//
+// Names do not depend on how a root was spelled: with one directory root,
+// files are named relative to it ("a/b.env" whether the root was ".",
+// "../repo" or "/abs/repo"), so a baseline or .gitleaksignore made one way
+// matches a scan made another; with several roots, or a file as the root,
+// names start with the root as given. Names are slash-separated, and
+// fingerprints are name:rule:line. The .gitleaksignore at the top of a
+// directory root matches findings by those names, and also with the
+// root's spelling or base name in front, which is how gitleaks names them
+// when it is run from the root's parent.
 //
 // # Errors
 //
@@ -206,9 +242,12 @@
 // progress stop at their next read; Scan returns the warning, which
 // unwraps to the *archive.BudgetError.
 //
-// With ArchiveDepth 0 (the zero value) an archive is a file like any
-// other: binary, so skipped, unless ScanBinary, and then its raw bytes are
-// scanned (a secret in a stored zip member is found, under the zip's name).
+// With archives off (ArchiveDepth NoArchives) an archive is a file like
+// any other: binary, so skipped, unless ScanBinary, and then its raw
+// bytes are scanned (a secret in a stored zip member is found, under the
+// zip's name). An archive in a stream (standard input) is walked as a
+// stream: the first chunk, which recognised it, is read again in front of
+// the rest, and a zip in a stream is spooled as one nested in a tar is.
 //
 // # Concurrency of callbacks
 //

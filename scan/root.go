@@ -26,11 +26,15 @@ type rootCtx struct {
 	strip   int           // bytes cut from a path on disk to make its name
 	archive *archive.Root // archive budgets; nil with archives off
 	ignore  *ignore.Fingerprints
-	// given is the root as given, with a trailing slash ("" for the
-	// current directory): a .gitleaksignore written by a scan run from the
-	// root's parent (gitleaks names files as its PATH was spelled) lists
-	// fingerprints with this prefix.
-	given string
+	// prefixes are the root as given and its base name, each with a
+	// trailing slash: a .gitleaksignore written by a scan run from
+	// elsewhere (gitleaks names files as its PATH was spelled, and from
+	// the parent directory that is the base name) lists fingerprints with
+	// one of them in front.
+	prefixes []string
+	// named is the prefix the names of the root's files carry when they
+	// are not relative to it (several roots): the root as given.
+	named string
 }
 
 // name is the reported name of the file at path under the root.
@@ -44,13 +48,29 @@ func (rc *rootCtx) name(path string) string {
 	return path[rc.strip:]
 }
 
-// ignored reports whether the root's .gitleaksignore lists fp, as the
-// finding has it or with the root's spelling in front.
+// ignored reports whether the root's .gitleaksignore lists fp: as the
+// finding has it, relative to the root, or with one of the root's
+// spellings in front.
 func (rc *rootCtx) ignored(fp string) bool {
 	if rc == nil || rc.ignore == nil {
 		return false
 	}
-	return rc.ignore.Has(fp) || rc.given != "" && rc.ignore.Has(rc.given+fp)
+	if rc.ignore.Has(fp) {
+		return true
+	}
+	rel := fp
+	if rc.named != "" {
+		rel = strings.TrimPrefix(fp, rc.named)
+		if rc.ignore.Has(rel) {
+			return true
+		}
+	}
+	for _, p := range rc.prefixes {
+		if rc.ignore.Has(p + rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // newRootCtx makes the context of a root given as path ("" for a Source);
@@ -63,16 +83,29 @@ func (e *engine) newRootCtx(path string, relative bool) *rootCtx {
 	if path == "" {
 		return rc
 	}
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return rc
+	}
+	given := ""
 	if path != "." {
-		rc.given = strings.TrimSuffix(path, "/") + "/"
+		given = strings.TrimSuffix(path, "/") + "/"
+		rc.prefixes = append(rc.prefixes, given)
 		if relative {
-			rc.strip = len(rc.given)
+			rc.strip = len(given)
 			if path == "/" {
 				rc.strip = 1
 			}
+		} else {
+			rc.named = given
 		}
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() && !e.s.NoGitleaksIgnore {
+	if abs, err := filepath.Abs(path); err == nil {
+		if base := filepath.Base(abs) + "/"; base != given && base != "//" {
+			rc.prefixes = append(rc.prefixes, base)
+		}
+	}
+	if !e.s.NoGitleaksIgnore {
 		name := filepath.Join(path, ignore.GitleaksIgnoreName)
 		fp, err := ignore.LoadFingerprints(name)
 		switch {

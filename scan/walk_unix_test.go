@@ -154,3 +154,36 @@ func TestHostileTree(t *testing.T) {
 		t.Errorf("skipped %v, want the FIFO and the socket as special", st.Skipped)
 	}
 }
+
+// A FIFO named as a root (what <(cmd) and /dev/stdin are) is read as a
+// stream; one met while walking is skipped with a warning, since opening
+// it could block for ever.
+func TestFIFORootIsReadAsAStream(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	done := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			done <- err
+			return
+		}
+		_, err = f.WriteString(strings.Repeat("log line\n", 100000) + "k=" + secret(1) + "\n")
+		f.Close()
+		done <- err
+	}()
+	found, warns, st, err := collect(t, Options{Detector: newFake(), ChunkSize: 4096}, fifo)
+	must(t, <-done)
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("err %v, warnings %v", err, warns)
+	}
+	if len(found) != 1 || found[0].File != fifo || found[0].Line != 100001 || st.Files != 1 {
+		t.Errorf("found %v in %d files, want the secret on line 100001 of %s", found, st.Files, fifo)
+	}
+	// The same FIFO inside a directory being walked is skipped.
+	_, warns, st, err = collect(t, Options{Detector: newFake()}, dir)
+	if err != nil || len(warns) != 1 || !errors.Is(warns[0].Err, ErrNotRegular) || st.Skipped[SkipSpecial] != 1 {
+		t.Errorf("walk: err %v, warnings %v, skipped %v", err, warns, st.Skipped)
+	}
+}

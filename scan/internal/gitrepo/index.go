@@ -128,7 +128,7 @@ func Parse(data []byte, hashSize int) ([]Entry, error) {
 		}
 		var path []byte
 		if version == 4 {
-			drop, n := binary.Uvarint(body[off:])
+			drop, n := varint(body[off:])
 			if n <= 0 || drop > uint64(len(prev)) {
 				return nil, fmt.Errorf("%w: entry %d: bad path prefix", ErrFormat, i)
 			}
@@ -179,4 +179,26 @@ func checkTrailer(data []byte, hashSize int) error {
 		return fmt.Errorf("%w: checksum mismatch", ErrFormat)
 	}
 	return nil
+}
+
+// varint decodes git's variable-length integer (varint.c): big-endian
+// groups of 7 bits, high bit set on every byte but the last, with 1 added
+// before each shift so that every value has one encoding. It returns the
+// value and the bytes used, or n <= 0 for a truncated or overflowing one.
+func varint(b []byte) (v uint64, n int) {
+	if len(b) == 0 {
+		return 0, 0
+	}
+	c := b[0]
+	v = uint64(c & 127)
+	n = 1
+	for c&128 != 0 {
+		if n >= len(b) || v+1 > 1<<(64-7)-1 {
+			return 0, -1
+		}
+		c = b[n]
+		n++
+		v = (v+1)<<7 | uint64(c&127)
+	}
+	return v, n
 }

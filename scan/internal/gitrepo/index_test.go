@@ -1,0 +1,234 @@
+package gitrepo
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitRepo makes a repository with files at nested and long paths, staged,
+// and returns its top.
+func gitRepo(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	top := t.TempDir()
+	files := map[string]string{
+		"a.txt":         "a",
+		"dir/b.go":      "b",
+		"dir/sub/c.md":  "c",
+		"dir/sub/cc.md": "cc",
+		"exec.sh":       "#!/bin/sh",
+		strings.Repeat("d", 200) + "/long-name-" + strings.Repeat("x", 120) + ".txt": "long",
+		"unicode/héllo wörld.txt": "u",
+	}
+	for name, content := range files {
+		p := filepath.Join(top, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(filepath.Join(top, "exec.sh"), 0o755)
+	os.Symlink("a.txt", filepath.Join(top, "link"))
+	run(t, top, "init", "-q")
+	run(t, top, "add", "-A")
+	run(t, top, "add", "-N", "dir/intent.txt") // fails quietly if missing; created below
+	return top
+}
+
+func run(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	out, err := cmd.CombinedOutput()
+	if err != nil && !strings.Contains(strings.Join(args, " "), "-N") {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// lsFiles is `git ls-files -s` in the form "mode id stage\tpath".
+func lsFiles(ents []Entry) string {
+	var b strings.Builder
+	for _, e := range ents {
+		fmt.Fprintf(&b, "%06o %s %d\t%s\n", e.Mode, hex.EncodeToString(e.ID), e.Stage, e.Path)
+	}
+	return b.String()
+}
+
+func TestIndexMatchesGitLsFiles(t *testing.T) {
+	top := gitRepo(t)
+	for _, version := range []string{"2", "3", "4"} {
+		run(t, top, "update-index", "--index-version", version)
+		repo, err := Find(filepath.Join(top, "dir", "sub"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if repo.Top != top && !strings.HasSuffix(repo.Top, filepath.Base(top)) {
+			t.Fatalf("Top = %s, want %s", repo.Top, top)
+		}
+		ents, err := Read(repo.IndexFile(), repo.HashSize)
+		if err != nil {
+			t.Fatalf("version %s: %v", version, err)
+		}
+		want := run(t, top, "-c", "core.quotePath=false", "ls-files", "-s")
+		if got := lsFiles(ents); got != want {
+			t.Errorf("version %s:\n%s\nwant (git ls-files -s)\n%s", version, got, want)
+		}
+	}
+}
+
+func TestIndexIntentToAddAndSkipWorktree(t *testing.T) {
+	top := gitRepo(t)
+	os.WriteFile(filepath.Join(top, "dir", "new.txt"), []byte("n"), 0o644)
+	run(t, top, "add", "-N", "dir/new.txt")
+	run(t, top, "update-index", "--skip-worktree", "a.txt")
+	repo, err := Open(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := Read(repo.IndexFile(), repo.HashSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ita, skip bool
+	for _, e := range ents {
+		ita = ita || e.Path == "dir/new.txt" && e.IntentToAdd
+		skip = skip || e.Path == "a.txt" && e.SkipWorktree
+	}
+	if !ita || !skip {
+		t.Errorf("intent-to-add %v, skip-worktree %v: want both", ita, skip)
+	}
+}
+
+// Every way of cutting or corrupting an index is an error, never a panic.
+func TestIndexDamageIsAnError(t *testing.T) {
+	top := gitRepo(t)
+	data, err := os.ReadFile(filepath.Join(top, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(data, 20); err != nil {
+		t.Fatalf("intact index: %v", err)
+	}
+	for n := 0; n < len(data); n += 7 {
+		if _, err := Parse(data[:n], 20); err == nil {
+			t.Fatalf("index cut at %d bytes parsed", n)
+		}
+	}
+	bad := bytes.Clone(data)
+	bad[40] ^= 0xff
+	if _, err := Parse(bad, 20); !errors.Is(err, ErrFormat) {
+		t.Errorf("flipped byte: %v, want a checksum error", err)
+	}
+	// A lying entry count must not size an allocation.
+	lie := bytes.Clone(data[:12])
+	lie[8], lie[9], lie[10], lie[11] = 0xff, 0xff, 0xff, 0xff
+	lie = append(lie, make([]byte, 20)...)
+	if _, err := Parse(lie, 20); !errors.Is(err, ErrFormat) {
+		t.Errorf("huge count: %v", err)
+	}
+}
+
+func TestFindAndOpen(t *testing.T) {
+	top := gitRepo(t)
+	run(t, top, "commit", "-qm", "init")
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	run(t, top, "clone", "-q", "--bare", top, bare)
+	wt := filepath.Join(t.TempDir(), "wt")
+	run(t, top, "worktree", "add", "-q", wt)
+	tests := []struct {
+		dir       string
+		top       bool
+		commonDir string
+	}{
+		{filepath.Join(top, "dir"), true, filepath.Join(top, ".git")},
+		{filepath.Join(top, ".git"), true, filepath.Join(top, ".git")},
+		{bare, false, bare},
+		{wt, true, filepath.Join(top, ".git")},
+	}
+	for _, tt := range tests {
+		r, err := Find(tt.dir)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.dir, err)
+		}
+		real := func(p string) string { q, _ := filepath.EvalSymlinks(p); return q }
+		if (r.Top != "") != tt.top || real(r.CommonDir) != real(tt.commonDir) || r.HashSize != 20 {
+			t.Errorf("%s: %+v", tt.dir, r)
+		}
+	}
+	if _, err := Find(t.TempDir()); !errors.Is(err, ErrNotRepo) {
+		t.Errorf("outside a repository: %v", err)
+	}
+	if _, err := Open(filepath.Join(top, "dir")); !errors.Is(err, ErrNotRepo) {
+		t.Errorf("Open of a subdirectory: %v, want ErrNotRepo (Open does not look upwards)", err)
+	}
+}
+
+// FuzzParseIndex: no input panics, allocates what it does not hold, or
+// parses without its checksum being right.
+func FuzzParseIndex(f *testing.F) {
+	f.Add(seedIndex(2), 20)
+	f.Add(seedIndex(4), 20)
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x01"), 20)
+	f.Fuzz(func(t *testing.T, data []byte, hashSize int) {
+		if hashSize != 32 {
+			hashSize = 20
+		}
+		ents, err := Parse(data, hashSize)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if e.Path == "" || len(e.ID) != hashSize {
+				t.Fatalf("entry %+v", e)
+			}
+		}
+	})
+}
+
+// seedIndex builds a small valid index of the given version by hand.
+func seedIndex(version int) []byte {
+	var b bytes.Buffer
+	b.WriteString("DIRC")
+	b.Write([]byte{0, 0, 0, byte(version), 0, 0, 0, 2})
+	prev := ""
+	for _, p := range []string{"a/b.txt", "a/c.txt"} {
+		start := b.Len()
+		b.Write(make([]byte, 24))
+		b.Write([]byte{0, 0, 0x81, 0xa4}) // mode 0100644
+		b.Write(make([]byte, 12))
+		b.Write(bytes.Repeat([]byte{0xab}, 20))
+		b.Write([]byte{0, byte(len(p))})
+		if version == 4 {
+			common := 0
+			for common < len(prev) && common < len(p) && prev[common] == p[common] {
+				common++
+			}
+			b.WriteByte(byte(len(prev) - common))
+			b.WriteString(p[common:])
+			b.WriteByte(0)
+		} else {
+			b.WriteString(p)
+			n := b.Len() - start
+			b.Write(make([]byte, 8-n%8))
+		}
+		prev = p
+	}
+	sum := sha1.Sum(b.Bytes())
+	b.Write(sum[:])
+	return b.Bytes()
+}

@@ -1,0 +1,238 @@
+package scan
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/spindle-go/spindle/scan/report"
+)
+
+// patternReader yields n bytes of filler text with a secret at the end,
+// generating them as it goes: a stream no test holds in memory.
+type patternReader struct {
+	n, off int64
+	tail   []byte
+}
+
+func (r *patternReader) Read(p []byte) (int, error) {
+	if r.off >= r.n+int64(len(r.tail)) {
+		return 0, io.EOF
+	}
+	i := 0
+	for ; i < len(p) && r.off < r.n; i++ {
+		if r.off%64 == 63 {
+			p[i] = '\n'
+		} else {
+			p[i] = 'a' + byte(r.off%26)
+		}
+		r.off++
+	}
+	for ; i < len(p) && r.off >= r.n && r.off < r.n+int64(len(r.tail)); i++ {
+		p[i] = r.tail[r.off-r.n]
+		r.off++
+	}
+	return i, nil
+}
+
+func collectSource(t *testing.T, opts Options, run func(Options) (Stats, error)) ([]key, []Warning, Stats, error) {
+	t.Helper()
+	var (
+		mu    sync.Mutex
+		found []key
+		warns []Warning
+	)
+	opts.OnFinding = func(f report.Finding) { mu.Lock(); found = append(found, keyOf(f)); mu.Unlock() }
+	opts.OnWarning = func(w Warning) { mu.Lock(); warns = append(warns, w); mu.Unlock() }
+	st, err := run(opts)
+	slices.SortFunc(found, compareKeys)
+	return found, warns, st, err
+}
+
+func TestScanReaderFindsASecretAtTheEndOfALongStream(t *testing.T) {
+	const n = 8 << 20
+	tail := "\nkey=" + secret(7) + "\n"
+	for _, workers := range []int{1, 3} {
+		r := &patternReader{n: n, tail: []byte(tail)}
+		found, warns, st, err := collectSource(t, Options{Detector: newFake(), Workers: workers, ChunkSize: 64 << 10},
+			func(o Options) (Stats, error) { return ScanReader(context.Background(), o, "stdin.log", r) })
+		if err != nil || len(warns) > 0 {
+			t.Fatalf("err %v, warnings %v", err, warns)
+		}
+		want := []key{{"stdin.log", "fake", n/64 + 2, 5, n/64 + 2, 35, secret(7)[7:]}}
+		if !slices.Equal(found, want) {
+			t.Errorf("%d workers: found %v, want %v", workers, found, want)
+		}
+		if st.Bytes != n+int64(len(tail)) || st.Files != 1 {
+			t.Errorf("%d workers: %d bytes in %d files, want %d in 1", workers, st.Bytes, st.Files, n+len(tail))
+		}
+	}
+}
+
+// A stream that is an archive is walked as a stream: the first chunk,
+// which recognised it, is read again in front of the rest.
+func TestScanReaderOpensArchiveStreams(t *testing.T) {
+	var tgz bytes.Buffer
+	gz := gzip.NewWriter(&tgz)
+	tw := tar.NewWriter(gz)
+	body := strings.Repeat("filler line\n", 20000) + "k=" + secret(1) + "\n"
+	must(t, tw.WriteHeader(&tar.Header{Name: "app/.env", Mode: 0o600, Size: int64(len(body))}))
+	_, err := tw.Write([]byte(body))
+	must(t, err)
+	must(t, tw.Close())
+	must(t, gz.Close())
+
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	fw, _ := zw.Create("x/y.txt")
+	fw.Write([]byte("k=" + secret(2)))
+	must(t, zw.Close())
+
+	for _, tt := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"release.tgz", tgz.Bytes(), "release.tgz!app/.env"},
+		{"bundle.zip", zb.Bytes(), "bundle.zip!x/y.txt"},
+	} {
+		found, warns, st, err := collectSource(t, Options{Detector: newFake(), ChunkSize: 1024},
+			func(o Options) (Stats, error) {
+				return ScanReader(context.Background(), o, tt.name, io.MultiReader(bytes.NewReader(tt.data)))
+			})
+		if err != nil || len(warns) > 0 {
+			t.Fatalf("%s: err %v, warnings %v", tt.name, err, warns)
+		}
+		if got := filesOf(found); !slices.Equal(got, []string{tt.want}) || st.Archives != 1 || st.Members != 1 {
+			t.Errorf("%s: files %v, %d archives, %d members; want [%s] in 1 archive", tt.name, got, st.Archives, st.Members, tt.want)
+		}
+	}
+}
+
+func TestScanFSWalksAnFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"a.txt":            {Data: []byte(secret(1))},
+		"dir/sub/b.env":    {Data: []byte("x\nk=" + secret(2))},
+		"dir/.git/config":  {Data: []byte(secret(3))},
+		"dir/bin.dat":      {Data: []byte("\x00\x01" + secret(4))},
+		"other/ignored.md": {Data: []byte(secret(5))},
+	}
+	found, warns, st, err := collectSource(t, Options{Detector: newFake()},
+		func(o Options) (Stats, error) { return ScanFS(context.Background(), o, fsys, "a.txt", "dir") })
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("err %v, warnings %v", err, warns)
+	}
+	if got, want := filesOf(found), []string{"a.txt", "dir/sub/b.env"}; !slices.Equal(got, want) {
+		t.Errorf("files %v, want %v", got, want)
+	}
+	if st.Skipped[SkipGit] != 1 || st.Skipped[SkipBinary] != 1 {
+		t.Errorf("skipped %v, want one .git and one binary", st.Skipped)
+	}
+	if _, warns, _, _ := collectSource(t, Options{Detector: newFake()},
+		func(o Options) (Stats, error) { return ScanFS(context.Background(), o, fsys, "missing") }); len(warns) != 1 {
+		t.Errorf("a missing root: warnings %v, want one", warns)
+	}
+}
+
+// blobSource is a Source of in-memory objects, some with a Found hook,
+// listed a few per call.
+type blobSource struct {
+	objs  map[string]string
+	names []string
+	hook  func(name string) func(report.Finding)
+	fail  error
+}
+
+func (s *blobSource) Enumerate(_ context.Context, b *Batch) (bool, error) {
+	if s.fail != nil {
+		return false, s.fail
+	}
+	if s.names == nil {
+		for n := range s.objs {
+			s.names = append(s.names, n)
+		}
+		slices.Sort(s.names)
+	}
+	for range 3 {
+		if len(s.names) == 0 {
+			return false, nil
+		}
+		n := s.names[0]
+		s.names = s.names[1:]
+		data := s.objs[n]
+		o := Object{Name: n, Size: int64(len(data)), Open: func() (io.ReadCloser, error) {
+			return io.NopCloser(strings.NewReader(data)), nil
+		}}
+		if s.hook != nil {
+			o.Found = s.hook(n)
+		}
+		b.Add(o)
+	}
+	return len(s.names) > 0, nil
+}
+
+func TestSourceObjectsGoThroughTheEngine(t *testing.T) {
+	objs := map[string]string{}
+	for i := range 20 {
+		objs["blob"+itoa(i)] = strings.Repeat("x\n", i*50) + "k=" + secret(i)
+	}
+	objs["skipme"] = secret(99)
+	var mu sync.Mutex
+	hooked := map[string]int{}
+	src := &blobSource{objs: objs, hook: func(name string) func(report.Finding) {
+		if !strings.HasSuffix(name, "1") {
+			return nil
+		}
+		return func(f report.Finding) { mu.Lock(); hooked[f.File]++; mu.Unlock() }
+	}}
+	det := newFake()
+	det.skip = func(p string) bool { return p == "skipme" }
+	found, _, st, err := collectSource(t, Options{Detector: det, Workers: 2, ChunkSize: 256, MaxInFlight: 2},
+		func(o Options) (Stats, error) { return ScanSources(context.Background(), o, src) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 18 || len(hooked) != 2 || hooked["blob1"] != 1 || hooked["blob11"] != 1 {
+		t.Errorf("OnFinding got %d findings and the hooks %v; want 18 and blob1, blob11 once each", len(found), hooked)
+	}
+	if st.Findings != 20 || st.Files != 20 || st.Skipped[SkipAllowlist] != 1 {
+		t.Errorf("stats: %d findings, %d files, skipped %v", st.Findings, st.Files, st.Skipped)
+	}
+}
+
+func TestSourceErrorEndsTheScan(t *testing.T) {
+	boom := errors.New("repository vanished")
+	_, err := ScanSources(context.Background(), Options{Detector: newFake()}, &blobSource{fail: boom})
+	if !errors.Is(err, boom) {
+		t.Errorf("err %v, want the source's error", err)
+	}
+}
+
+func TestBaselineAndExcludeAreLibraryPolicy(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.txt": secret(1) + "\n" + secret(2), "report.json": secret(3)})
+	known := knownSet{"a.txt\x00" + secret(1)[7:]: true}
+	found, _, st, err := collect(t, Options{Detector: newFake(), Baseline: known, Exclude: []string{dir + "/report.json"}}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].Secret != secret(2)[7:] {
+		t.Errorf("found %v, want only the second secret", found)
+	}
+	if st.Known != 1 || st.Findings != 1 || st.Skipped[SkipExcluded] != 1 {
+		t.Errorf("stats: known %d, findings %d, skipped %v", st.Known, st.Findings, st.Skipped)
+	}
+}
+
+type knownSet map[string]bool
+
+func (k knownSet) Contains(f report.Finding) bool { return k[f.File+"\x00"+f.Secret] }
