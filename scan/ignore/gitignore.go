@@ -23,10 +23,11 @@ var Files = [...]string{".gitignore", ".ignore"}
 //
 // A nil *Level ignores nothing.
 //
-// Why not a library: sabhiram/go-gitignore, which go.mod lists and Titus
-// uses, was the first choice, but its patterns match a path's ancestors too
-// and its negation works within one file only, so a parent's "tmp/*" with
-// a nested "!tmp/keep/" re-includes nothing; it also reads "?" as a
+// Why not a library: sabhiram/go-gitignore, which Titus uses and which
+// was the first choice (it is no longer a dependency), matches a pattern
+// against a path's ancestors too, and its negation works within one file
+// only, so a parent's "tmp/*" with a nested "!tmp/keep/" re-includes
+// nothing; it also reads "?" as a
 // literal, passes git's "[!a]" to the regexp unchanged and leaves
 // "doc/frotz" unanchored. go-git's matcher is right but brings go-git into
 // the module for one file. The translation below is gitignore(5)'s pattern
