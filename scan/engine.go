@@ -284,6 +284,9 @@ func (e *engine) warn(path, op string, err error) {
 // report hands a finding of o to its sink (the user), unless an ignore
 // list holds its fingerprint or the baseline knows it.
 func (e *engine) report(o *object, f report.Finding) {
+	if o.annotate != nil && !e.guard(func() { o.annotate(&f) }) {
+		return
+	}
 	if o.rc.ignored(f.Fingerprint) {
 		e.ignored.Add(1)
 		return

@@ -46,12 +46,31 @@ type Object struct {
 	// If it also implements io.ReaderAt, an archive in it is read in
 	// place; otherwise the archive is read as a stream.
 	Open func() (io.ReadCloser, error)
+	// Line is the line number of the content's first byte; 0 means 1. A
+	// fragment of a larger file (the lines a commit added) keeps the
+	// file's numbering this way.
+	Line int
+	// Annotate, if not nil, completes each finding of the object before
+	// anything else sees it: a source adds what it knows (the commit of
+	// a blob) and may change the fingerprint, which the ignore list and
+	// the baseline then match. It runs on a worker, concurrently with
+	// other objects' calls.
+	Annotate func(*report.Finding)
 	// Found, if not nil, receives the object's findings instead of
 	// Options.OnFinding, after the ignore list and the baseline have
 	// passed them; they are counted in Stats.Findings all the same. Calls
 	// are serialised with every other callback of the scan.
 	Found func(report.Finding)
 }
+
+// SkipError is an error Object.Open returns to say the object is not to
+// be scanned, on purpose: it is counted in Stats.Skipped under Reason, and
+// is not a warning. A history source skips Git LFS pointers this way.
+type SkipError struct {
+	Reason string
+}
+
+func (e *SkipError) Error() string { return "skipped: " + e.Reason }
 
 // Batch collects what one Source.Enumerate call lists. Its methods are
 // for that call only.
@@ -72,6 +91,10 @@ func (b *Batch) Add(o Object) {
 	}
 	obj.open = o.Open
 	obj.sink = o.Found
+	obj.annotate = o.Annotate
+	if o.Line > 1 {
+		obj.st.line = o.Line
+	}
 	b.list.objs = append(b.list.objs, obj)
 }
 

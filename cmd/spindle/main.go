@@ -153,6 +153,7 @@ runtime it is built on against plain goroutines on this machine.`,
 	})
 	root.AddCommand(
 		newScanCmd(e),
+		newGitCmd(e),
 		newRulesCmd(e),
 		newBenchCmd(e),
 		newVersionCmd(e),

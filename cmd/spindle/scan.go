@@ -84,14 +84,23 @@ func newScanCmd(e env) *cobra.Command {
 			return runScan(c, e, o, args)
 		},
 	}
+	addReportFlags(c, &o)
+	f := c.Flags()
+	f.BoolVar(&o.gitignore, "gitignore", false, "skip files that .gitignore and .ignore exclude (default: scan all but .git/)")
+	f.BoolVar(&o.followSymlinks, "follow-symlinks", false, "follow symbolic links (loops are detected)")
+	f.StringVar(&o.stdinName, "stdin-name", "-", "the `NAME` standard input (PATH -) has in reports and path rules")
+	return c
+}
+
+// addReportFlags adds the flags every scanning command shares: rules,
+// report, workers, limits, exit status.
+func addReportFlags(c *cobra.Command, o *scanOptions) {
 	f := c.Flags()
 	f.SortFlags = false
-	f.StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: .gitleaks.toml in the first PATH that is a directory, else built-in rules)")
+	f.StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: .gitleaks.toml at the top of what is scanned, else built-in rules)")
 	f.StringVarP(&o.format, "format", "f", "text", "report `FORMAT`: "+strings.Join(report.Formats(), ", "))
 	f.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	f.IntVarP(&o.workers, "workers", "j", runtime.GOMAXPROCS(0), "run `N` workers")
-	f.BoolVar(&o.gitignore, "gitignore", false, "skip files that .gitignore and .ignore exclude (default: scan all but .git/)")
-	f.BoolVar(&o.followSymlinks, "follow-symlinks", false, "follow symbolic links (loops are detected)")
 	f.IntVar(&o.archiveDepth, "archive-depth", scan.DefaultArchiveDepth, "open archives nested up to `N` deep; 0 turns archives off")
 	f.Var(&o.maxFileSize, "max-file-size", "skip files larger than `SIZE` (10MB, 1GiB, 500k, bytes); 0: no limit")
 	f.IntVar(&o.redact, "redact", 0, "hide secrets in the report; =`PCT` hides that share of each (bare --redact: 100)")
@@ -102,7 +111,6 @@ func newScanCmd(e env) *cobra.Command {
 	f.StringVar(&o.color, "color", "auto", "colour the text report `WHEN`: auto (on a terminal, unless NO_COLOR is set), always, never")
 	f.IntVar(&o.exitCode, "exit-code", exitFindings, "exit status `N` when there are findings")
 	f.BoolVar(&o.strict, "strict", false, "exit 2 if there were warnings (unreadable files, broken archives)")
-	f.StringVar(&o.stdinName, "stdin-name", "-", "the `NAME` standard input (PATH -) has in reports and path rules")
 
 	c.MarkFlagFilename("config", "toml")
 	c.MarkFlagFilename("output")
@@ -113,7 +121,6 @@ func newScanCmd(e env) *cobra.Command {
 	c.RegisterFlagCompletionFunc("archive-depth", cobra.NoFileCompletions)
 	c.RegisterFlagCompletionFunc("max-file-size", cobra.NoFileCompletions)
 	c.RegisterFlagCompletionFunc("exit-code", cobra.NoFileCompletions)
-	return c
 }
 
 func completions(names []string) []cobra.Completion {
@@ -179,7 +186,31 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 			return exitWith(exitError, fmt.Errorf("scan: %s: %w", p, err))
 		}
 	}
+	job := scanJob{configRoot: ".", run: func(ctx context.Context, opts scan.Options) (scan.Stats, error) {
+		opts.Gitignore = o.gitignore
+		opts.FollowSymlinks = o.followSymlinks
+		if stdin {
+			return scan.ScanReader(ctx, opts, o.stdinName, e.stdin)
+		}
+		return scan.Scan(ctx, opts, paths...)
+	}}
+	if !stdin {
+		job.configRoot = configRoot(paths)
+	}
+	return runReport(c, e, o, format, job)
+}
 
+// scanJob is what differs between the scanning commands: where the rules
+// are looked for, and the scan itself, given the options every command
+// sets the same way.
+type scanJob struct {
+	configRoot string
+	run        func(ctx context.Context, opts scan.Options) (scan.Stats, error)
+}
+
+// runReport runs a scan and writes its report: rules, baseline, output,
+// progress, summary and exit status, the same for every scanning command.
+func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job scanJob) (err error) {
 	// stderr is shared by the progress line, warnings and the summary; the
 	// console keeps them from interleaving.
 	con := &console{w: e.stderr}
@@ -204,13 +235,9 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 	// clean line; the normal path stops it before the summary.
 	defer con.stop()
 
-	// Rules: --config, else PATH/.gitleaks.toml for the first PATH that is a
-	// directory, else the built-in set.
-	root := "."
-	if !stdin {
-		root = configRoot(paths)
-	}
-	cfg, cfgPath, err := rules.Find(root, o.config)
+	// Rules: --config, else .gitleaks.toml at the top of what is scanned,
+	// else the built-in set.
+	cfg, cfgPath, err := rules.Find(job.configRoot, o.config)
 	if err != nil {
 		return exitWith(exitError, err)
 	}
@@ -263,15 +290,13 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 		depth = scan.NoArchives
 	}
 	opts := scan.Options{
-		Workers:        o.workers,
-		Gitignore:      o.gitignore,
-		FollowSymlinks: o.followSymlinks,
-		MaxFileSize:    o.maxFileSize.bytes,
-		ArchiveDepth:   depth,
-		Detector:       scan.Rules(det),
-		Baseline:       baseline,
-		Exclude:        []string{o.output, o.baseline, cfgPath},
-		Progress:       &progress,
+		Workers:      o.workers,
+		MaxFileSize:  o.maxFileSize.bytes,
+		ArchiveDepth: depth,
+		Detector:     scan.Rules(det),
+		Baseline:     baseline,
+		Exclude:      []string{o.output, o.baseline, cfgPath},
+		Progress:     &progress,
 		OnFinding: func(f report.Finding) {
 			// Calls are serialised by the engine.
 			if writeErr != nil {
@@ -286,15 +311,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 			con.Print(fmt.Sprintf("spindle: warning: %s\n", warningText(wn)))
 		},
 	}
-	var (
-		st      scan.Stats
-		scanErr error
-	)
-	if stdin {
-		st, scanErr = scan.ScanReader(ctx, opts, o.stdinName, e.stdin)
-	} else {
-		st, scanErr = scan.Scan(ctx, opts, paths...)
-	}
+	st, scanErr := job.run(ctx, opts)
 	reported := st.Findings
 	setPhase("writing report")
 	closeErr := w.Close()

@@ -1,0 +1,412 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/report"
+)
+
+// history is one scan of a repository's history: the commits and changes
+// git log listed, and what the two phases found.
+type history struct {
+	repo     *repository
+	hashSize int
+	commits  []commit
+	changes  []change
+	blobs    blobReader
+
+	// candidates are the blobs with findings in phase 1. Written by the
+	// engine's Found callbacks, which are serialised.
+	candidates map[oid]bool
+}
+
+// blobReader opens a blob by id.
+type blobReader interface {
+	open(id oid) (io.ReadCloser, int64, error)
+	close()
+}
+
+// Scan scans the history of the repository at path (a work tree or a bare
+// repository), finding for finding what `gitleaks git` reports with the
+// same rules: each finding belongs to the commit that added the line it is
+// on, with that commit's path, line and column, author, email, date
+// (RFC 3339, UTC) and subject, and the fingerprint commit:file:rule:line.
+// Lines first introduced by a merge commit are reported too, tagged
+// report.TagMerge (gitleaks does not see them). Findings and warnings go
+// to the callbacks of sopts, whose other fields apply as in a directory
+// scan.
+//
+// A path that is not a repository is an error (ErrNotRepository); a
+// shallow clone is scanned as far as it goes, with an ErrShallow warning;
+// a missing object is a warning naming it.
+func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (Stats, error) {
+	var st Stats
+	if sopts.Detector == nil {
+		return st, scan.ErrNoDetector
+	}
+	r, err := openRepo(ctx, path)
+	if err != nil {
+		return st, err
+	}
+	if err := r.ignoreFile(&sopts); err != nil {
+		return st, err
+	}
+	if r.shallow() {
+		st.Shallow = true
+		warn(sopts, path, "history", ErrShallow)
+	}
+	h := &history{repo: r, candidates: map[oid]bool{}}
+
+	start := time.Now()
+	if err := h.list(opts, sopts); err != nil {
+		return st, err
+	}
+	st.Enumerate = time.Since(start)
+	st.Commits, st.Changes = int64(len(h.commits)), int64(len(h.changes))
+
+	h.blobs = newCatFile(ctx, r.GitDir, h.hashSize, sopts.Workers)
+	defer h.blobs.close()
+
+	start = time.Now()
+	p1, err := h.scanBlobs(ctx, sopts)
+	st.ScanBlobs = time.Since(start)
+	st.Blobs, st.BlobBytes = p1.Files, p1.Bytes
+	st.Candidates = int64(len(h.candidates))
+	if err != nil {
+		st.Stats = p1
+		return st, err
+	}
+
+	start = time.Now()
+	p2, err := h.attribute(ctx, sopts)
+	st.Attribute = time.Since(start)
+	st.Stats = merge(p1, p2)
+	return st, err
+}
+
+// warn passes a warning to the user's callback.
+func warn(opts scan.Options, path, op string, err error) {
+	if opts.OnWarning != nil {
+		opts.OnWarning(scan.Warning{Path: path, Op: op, Err: err})
+	}
+}
+
+// list runs git log and keeps the commits and their changes.
+func (h *history) list(opts Options, sopts scan.Options) error {
+	args := []string{"log", "--raw", "--no-abbrev", "-z", "--no-color", "--no-ext-diff", "--diff-merges=cc",
+		"--format=%x01%H%x00%P%x00%aN%x00%aE%x00%at%x00%s%x00"}
+	if len(opts.LogOpts) > 0 {
+		args = append(args, opts.LogOpts...)
+	} else {
+		args = append(args, "--full-history", "--diff-filter=tuxdb")
+		if len(opts.Revisions) == 0 {
+			args = append(args, "--all")
+		}
+	}
+	args = append(args, opts.Revisions...)
+	if len(opts.LogOpts) == 0 || !contains(opts.LogOpts, "--") {
+		args = append(args, "--")
+	}
+	cmd := h.repo.command(args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedBuffer{b: &stderr, n: 64 << 10}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git log: %w", err)
+	}
+	p := newLogParser(out)
+	perr := p.parse()
+	if perr != nil {
+		io.Copy(io.Discard, out)
+	}
+	werr := cmd.Wait()
+	h.commits, h.changes, h.hashSize = p.commits, p.changes, p.hashSize
+	if h.hashSize == 0 {
+		h.hashSize = h.repo.HashSize
+	}
+	switch {
+	case h.repo.ctx.Err() != nil:
+		return h.repo.ctx.Err()
+	case werr != nil && len(h.commits) == 0:
+		return fmt.Errorf("git log: %s", firstLine(stderr.String(), werr))
+	case werr != nil:
+		// Part of the history was listed before git stopped (a missing
+		// commit or tree): scan what was listed, and say what is lost.
+		warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git log stopped early, history after it is not scanned: %s", firstLine(stderr.String(), werr)))
+	case perr != nil:
+		return perr
+	}
+	return nil
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func firstLine(s string, err error) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return err.Error()
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// limitedBuffer keeps the first n bytes written to it.
+type limitedBuffer struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.n - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// scannable reports whether a change's new blob is read in phase 1: not a
+// deletion, not a submodule (a commit id, not a blob), not a pure rename
+// or copy (it adds no line, and the blob is scanned where it was added).
+func (c *change) scannable() bool {
+	return !c.new.isZero() && c.mode&0170000 != 0160000 && !c.pure
+}
+
+// scanBlobs is phase 1: every distinct blob the changes introduce, read
+// and scanned once by the engine; a blob with a finding becomes a
+// candidate.
+func (h *history) scanBlobs(ctx context.Context, sopts scan.Options) (scan.Stats, error) {
+	opts := sopts
+	opts.NoGitleaksIgnore = true // the repository's was loaded into Ignore
+	opts.Progress = nil
+	src := &blobSource{h: h, seen: make(map[oid]struct{}, len(h.changes)/2)}
+	return scan.ScanSources(ctx, opts, src)
+}
+
+// blobSource lists the distinct blobs of the changes, in the order git
+// log listed them (newest commits first), a batch at a time.
+type blobSource struct {
+	h    *history
+	next int
+	seen map[oid]struct{}
+}
+
+const blobBatch = 128
+
+func (s *blobSource) Enumerate(_ context.Context, b *scan.Batch) (bool, error) {
+	h := s.h
+	for n := 0; s.next < len(h.changes) && n < blobBatch; s.next++ {
+		c := &h.changes[s.next]
+		if !c.scannable() {
+			continue
+		}
+		if _, ok := s.seen[c.new]; ok {
+			continue
+		}
+		s.seen[c.new] = struct{}{}
+		n++
+		id := c.new
+		b.Add(scan.Object{
+			Name: c.path,
+			Size: -1,
+			Open: func() (io.ReadCloser, error) { return h.openBlob(id) },
+			Found: func(report.Finding) {
+				h.candidates[id] = true
+			},
+		})
+	}
+	if s.next >= len(h.changes) {
+		s.seen = nil
+		return false, nil
+	}
+	return true, nil
+}
+
+// lfsPointer is how a Git LFS pointer file starts: the blob holds a
+// reference to content stored elsewhere, not the content.
+var lfsPointer = []byte("version https://git-lfs.github.com/spec/v1\n")
+
+// SkipLFS is the Stats.Skipped reason of Git LFS pointers.
+const SkipLFS = "lfs-pointer"
+
+// openBlob opens a blob for the engine. A Git LFS pointer is skipped and
+// counted; a missing blob is a warning naming it.
+func (h *history) openBlob(id oid) (io.ReadCloser, error) {
+	rc, size, err := h.blobs.open(id)
+	if err != nil {
+		return nil, err
+	}
+	if size < 1024 && size >= int64(len(lfsPointer)) {
+		if b, ok := rc.(interface{ Bytes() []byte }); ok && bytes.HasPrefix(b.Bytes(), lfsPointer) {
+			rc.Close()
+			return nil, &scan.SkipError{Reason: SkipLFS}
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			return nil, err
+		}
+		if bytes.HasPrefix(data, lfsPointer) {
+			return nil, &scan.SkipError{Reason: SkipLFS}
+		}
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}
+	return rc, nil
+}
+
+// attribute is phase 2: the commits whose changes introduced a candidate
+// blob are diffed by git (`git log -p -U0`, the patches gitleaks reads,
+// and --cc for merges), and the lines each added to each candidate path
+// are scanned, as gitleaks scans them, with the commit's metadata.
+func (h *history) attribute(ctx context.Context, sopts scan.Options) (scan.Stats, error) {
+	if len(h.candidates) == 0 {
+		return scan.Stats{}, nil
+	}
+	// want maps commit index and path to the change, for the changes that
+	// introduced a candidate.
+	want := map[changeKey]int32{}
+	var order []int32 // commits to diff, in log order
+	seenCommit := map[int32]bool{}
+	for i := range h.changes {
+		c := &h.changes[i]
+		if !c.scannable() || !h.candidates[c.new] {
+			continue
+		}
+		want[changeKey{c.commit, c.path}] = int32(i)
+		if !seenCommit[c.commit] {
+			seenCommit[c.commit] = true
+			order = append(order, c.commit)
+		}
+	}
+	byID := make(map[string]int32, len(order))
+	var stdin bytes.Buffer
+	for _, ci := range order {
+		id := h.commits[ci].id.String(h.hashSize)
+		byID[id] = ci
+		stdin.WriteString(id)
+		stdin.WriteByte('\n')
+	}
+	cmd := h.repo.command("log", "-p", "-U0", "--no-walk=unsorted", "--stdin", "--diff-merges=cc",
+		"--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", "--format=%x01%H")
+	cmd.Stdin = &stdin
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return scan.Stats{}, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &limitedBuffer{b: &stderr, n: 64 << 10}
+	if err := cmd.Start(); err != nil {
+		return scan.Stats{}, fmt.Errorf("git log -p: %w", err)
+	}
+	src := &fragmentSource{h: h, pr: newPatchReader(out), want: want, byID: byID}
+	opts := sopts
+	opts.NoGitleaksIgnore = true
+	opts.Progress = nil
+	st, serr := scan.ScanSources(ctx, opts, src)
+	io.Copy(io.Discard, out)
+	werr := cmd.Wait()
+	switch {
+	case serr != nil:
+		return st, serr
+	case werr != nil && ctx.Err() == nil:
+		warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git log -p: %s", firstLine(stderr.String(), werr)))
+	}
+	return st, nil
+}
+
+type changeKey struct {
+	commit int32
+	path   string
+}
+
+// fragmentSource lists the fragments of added lines of the candidates'
+// changes, read from the patch stream as the engine asks for them.
+type fragmentSource struct {
+	h    *history
+	pr   *patchReader
+	want map[changeKey]int32
+	byID map[string]int32
+}
+
+func (s *fragmentSource) Enumerate(_ context.Context, b *scan.Batch) (bool, error) {
+	for n := 0; n < blobBatch; {
+		fp, err := s.pr.next()
+		if err != nil {
+			return false, fmt.Errorf("git log -p: %w", err)
+		}
+		if fp == nil {
+			return false, nil
+		}
+		ci, ok := s.byID[string(fp.commit)]
+		if !ok {
+			continue
+		}
+		idx, ok := s.want[changeKey{ci, fp.path}]
+		if !ok {
+			continue
+		}
+		ch := &s.h.changes[idx]
+		annotate := s.h.annotator(ch)
+		if fp.binary {
+			// No lines to diff: an archive, or content git takes for
+			// binary. The blob is scanned whole for this commit, as
+			// gitleaks scans an archive its patch calls binary.
+			id := ch.new
+			b.Add(scan.Object{Name: ch.path, Size: -1, Annotate: annotate,
+				Open: func() (io.ReadCloser, error) { return s.h.openBlob(id) }})
+			n++
+			continue
+		}
+		for _, f := range fp.fragments {
+			text := f.text
+			b.Add(scan.Object{Name: ch.path, Size: int64(len(text)), Line: f.line, Annotate: annotate,
+				Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(text)), nil }})
+			n++
+		}
+	}
+	return true, nil
+}
+
+// annotator returns the Annotate hook of ch's findings: the commit's
+// metadata, and gitleaks' fingerprint commit:file:rule:line.
+func (h *history) annotator(ch *change) func(*report.Finding) {
+	c := &h.commits[ch.commit]
+	id := hex.EncodeToString(c.id[:h.hashSize])
+	date := time.Unix(c.time, 0).UTC().Format(time.RFC3339)
+	merge := ch.status == 'X'
+	return func(f *report.Finding) {
+		f.Commit, f.Author, f.Email, f.Date, f.Message = id, c.author, c.email, date, c.subject
+		f.Fingerprint = id + ":" + f.File + ":" + f.RuleID + ":" + strconv.Itoa(f.Line)
+		if merge {
+			f.Tags = append(f.Tags[:len(f.Tags):len(f.Tags)], report.TagMerge)
+		}
+	}
+}
+
+// merge adds the attribution's stats to the blob scan's: the findings are
+// the attribution's (phase 1's were candidates, not reported).
+func merge(p1, p2 scan.Stats) scan.Stats {
+	st := p1
+	st.Findings, st.Known, st.Ignored = p2.Findings, p2.Known, p2.Ignored
+	st.Warnings += p2.Warnings
+	st.Duration += p2.Duration
+	return st
+}
