@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,8 +15,9 @@ import (
 // gitOptions are the git command's flags beyond the scanning ones.
 type gitOptions struct {
 	scanOptions
-	logOpts string
-	staged  bool
+	logOpts  string
+	staged   bool
+	unstaged bool
 }
 
 const gitLong = `git scans a repository's history for secrets: every commit reachable from
@@ -54,6 +55,9 @@ func newGitCmd(e env) *cobra.Command {
 	addReportFlags(c, &o.scanOptions)
 	f := c.Flags()
 	f.StringVar(&o.logOpts, "log-opts", "", "git log `OPTIONS`, as gitleaks takes them: ranges, --since/--until, --branches, --all, --no-merges")
+	f.BoolVar(&o.staged, "staged", false, "scan what the next commit would record (the index against HEAD): for pre-commit hooks")
+	f.BoolVar(&o.unstaged, "unstaged", false, "scan the work tree's changes that are not staged")
+	c.MarkFlagsMutuallyExclusive("staged", "unstaged")
 	return c
 }
 
@@ -72,14 +76,24 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 			return &usageError{cmd: c, err: err}
 		}
 	}
+	if (o.staged || o.unstaged) && (len(args) > 0 || o.logOpts != "") {
+		return &usageError{cmd: c, err: errors.New("--staged and --unstaged take no REVISION or --log-opts")}
+	}
 	if _, err := os.Stat(repo); err != nil {
 		return exitWith(exitError, fmt.Errorf("git: %w", err))
 	}
 	var hist git.Stats
 	job := scanJob{configRoot: repo, run: func(ctx context.Context, opts scan.Options) (scan.Stats, error) {
-		st, err := git.Scan(ctx, repo, hopts, opts)
-		hist = st
-		return st.Stats, err
+		var err error
+		switch {
+		case o.staged:
+			hist, err = git.Staged(ctx, repo, opts)
+		case o.unstaged:
+			hist, err = git.Unstaged(ctx, repo, opts)
+		default:
+			hist, err = git.Scan(ctx, repo, hopts, opts)
+		}
+		return hist.Stats, err
 	}}
 	err = runReport(c, e, o.scanOptions, format, job)
 	if !o.quiet && hist.Commits > 0 {
@@ -93,5 +107,3 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 func humanBlobs(n, bytes int64) string {
 	return fmt.Sprintf("%d blobs, %.1f MB", n, float64(bytes)/1e6)
 }
-
-var _ = strings.TrimSpace

@@ -277,36 +277,54 @@ func (h *history) openBlob(id oid) (io.ReadCloser, error) {
 // and --cc for merges), and the lines each added to each candidate path
 // are scanned, as gitleaks scans them, with the commit's metadata.
 func (h *history) attribute(ctx context.Context, sopts scan.Options) (scan.Stats, error) {
+	var stdin bytes.Buffer
+	for _, ci := range h.candidateCommits() {
+		stdin.WriteString(h.commits[ci].id.String(h.hashSize))
+		stdin.WriteByte('\n')
+	}
+	return h.attributeWith(ctx, sopts, []string{"log", "-p", "-U0", "--no-walk=unsorted", "--stdin", "--diff-merges=cc",
+		"--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", "--format=%x01%H"}, &stdin)
+}
+
+// candidateCommits lists the commits with a change that introduced a
+// candidate blob, in log order.
+func (h *history) candidateCommits() []int32 {
+	var order []int32
+	seen := map[int32]bool{}
+	for i := range h.changes {
+		c := &h.changes[i]
+		if c.scannable() && h.candidates[c.new] && !seen[c.commit] {
+			seen[c.commit] = true
+			order = append(order, c.commit)
+		}
+	}
+	return order
+}
+
+// attributeWith runs the git command (args) whose patches hold the
+// candidates' changes, and scans their added lines.
+func (h *history) attributeWith(ctx context.Context, sopts scan.Options, args []string, stdin io.Reader) (scan.Stats, error) {
 	if len(h.candidates) == 0 {
 		return scan.Stats{}, nil
 	}
-	// want maps commit index and path to the change, for the changes that
-	// introduced a candidate.
+	// want maps commit and path to the change that introduced a candidate
+	// there.
 	want := map[changeKey]int32{}
-	var order []int32 // commits to diff, in log order
-	seenCommit := map[int32]bool{}
+	byID := map[string]int32{}
 	for i := range h.changes {
 		c := &h.changes[i]
 		if !c.scannable() || !h.candidates[c.new] {
 			continue
 		}
 		want[changeKey{c.commit, c.path}] = int32(i)
-		if !seenCommit[c.commit] {
-			seenCommit[c.commit] = true
-			order = append(order, c.commit)
+		if id := h.commits[c.commit].id; id.isZero() {
+			byID[""] = c.commit // a diff of the index or work tree: no commit lines
+		} else {
+			byID[id.String(h.hashSize)] = c.commit
 		}
 	}
-	byID := make(map[string]int32, len(order))
-	var stdin bytes.Buffer
-	for _, ci := range order {
-		id := h.commits[ci].id.String(h.hashSize)
-		byID[id] = ci
-		stdin.WriteString(id)
-		stdin.WriteByte('\n')
-	}
-	cmd := h.repo.command("log", "-p", "-U0", "--no-walk=unsorted", "--stdin", "--diff-merges=cc",
-		"--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", "--format=%x01%H")
-	cmd.Stdin = &stdin
+	cmd := h.repo.command(args...)
+	cmd.Stdin = stdin
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return scan.Stats{}, err
@@ -314,7 +332,7 @@ func (h *history) attribute(ctx context.Context, sopts scan.Options) (scan.Stats
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{b: &stderr, n: 64 << 10}
 	if err := cmd.Start(); err != nil {
-		return scan.Stats{}, fmt.Errorf("git log -p: %w", err)
+		return scan.Stats{}, fmt.Errorf("git %s: %w", args[0], err)
 	}
 	src := &fragmentSource{h: h, pr: newPatchReader(out), want: want, byID: byID}
 	opts := sopts
@@ -327,7 +345,7 @@ func (h *history) attribute(ctx context.Context, sopts scan.Options) (scan.Stats
 	case serr != nil:
 		return st, serr
 	case werr != nil && ctx.Err() == nil:
-		warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git log -p: %s", firstLine(stderr.String(), werr)))
+		warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git %s: %s", args[0], firstLine(stderr.String(), werr)))
 	}
 	return st, nil
 }
@@ -389,6 +407,9 @@ func (s *fragmentSource) Enumerate(_ context.Context, b *scan.Batch) (bool, erro
 // metadata, and gitleaks' fingerprint commit:file:rule:line.
 func (h *history) annotator(ch *change) func(*report.Finding) {
 	c := &h.commits[ch.commit]
+	if c.id.isZero() {
+		return nil // the index or the work tree: no commit to name
+	}
 	id := hex.EncodeToString(c.id[:h.hashSize])
 	date := time.Unix(c.time, 0).UTC().Format(time.RFC3339)
 	merge := ch.status == 'X'

@@ -101,7 +101,11 @@ func (p *patchReader) next() (*filePatch, error) {
 func (p *patchReader) file() (*filePatch, error) {
 	combined := !bytes.HasPrefix(p.line, []byte("diff --git "))
 	fp := &filePatch{commit: p.commit}
-	if combined {
+	if !combined {
+		// The header names the file too, which is all a binary file's
+		// patch gives (no ---/+++ lines); "rename to" and "+++" override.
+		fp.path = headerPath(p.line[len("diff --git "):])
+	} else {
 		// "diff --cc PATH": the path is the only one.
 		rest := p.line[bytes.IndexByte(p.line[5:], ' ')+6:]
 		path, err := unquotePath(rest)
@@ -121,10 +125,7 @@ func (p *patchReader) file() (*filePatch, error) {
 				if err != nil {
 					return nil, err
 				}
-				if !combined {
-					path = trimPrefix(path, "b/")
-				}
-				fp.path = path
+				fp.path = trimPrefix(path, "b/")
 			}
 		case bytes.HasPrefix(l, []byte("rename to ")) || bytes.HasPrefix(l, []byte("copy to ")):
 			_, name, _ := bytes.Cut(l, []byte(" to "))
@@ -144,6 +145,30 @@ func (p *patchReader) file() (*filePatch, error) {
 		}
 	}
 	return fp, nil
+}
+
+// headerPath reads the new path from a "diff --git a/P b/P" header's
+// operands, when they are the same path (no rename): unquoted, the two
+// halves around " b/" are equal; quoted, the second quoted string.
+func headerPath(rest []byte) string {
+	if len(rest) > 0 && rest[0] == '"' {
+		// "a/P" "b/P": the second quoted operand is the new path.
+		if i := bytes.Index(rest, []byte(`" "b/`)); i >= 0 {
+			if p, err := unquotePath(rest[i+2:]); err == nil {
+				return trimPrefix(p, "b/")
+			}
+		}
+		return ""
+	}
+	n := len(rest)
+	if n < 7 || (n-5)%2 != 0 {
+		return ""
+	}
+	half := (n - 5) / 2
+	if string(rest[:2]) != "a/" || string(rest[2+half:2+half+3]) != " b/" || !bytes.Equal(rest[2:2+half], rest[5+half:]) {
+		return ""
+	}
+	return string(rest[5+half:])
 }
 
 func isFileStart(l []byte) bool {
