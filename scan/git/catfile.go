@@ -44,7 +44,7 @@ func (c *catFile) get() (*catProc, error) {
 		c.idle = c.idle[:n-1]
 		return p, nil
 	}
-	cmd := gitCommand(c.ctx, c.gitDir, "cat-file", "--batch")
+	cmd := gitCommand(c.ctx, c.gitDir, "", "cat-file", "--batch")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -82,10 +82,16 @@ func openRepo(ctx context.Context, path string) (*repository, error) {
 	return &repository{Repo: r, ctx: ctx}, nil
 }
 
-// gitCommand is git run on the repository's git directory, with nothing
-// from the environment that would make it prompt, page, or fetch.
-func gitCommand(ctx context.Context, gitDir string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"--git-dir=" + gitDir}, args...)...)
+// gitCommand is git run on a repository's git directory (and its work
+// tree, if workTree is not empty), with nothing from the environment that
+// would make it prompt, page, or fetch.
+func gitCommand(ctx context.Context, gitDir, workTree string, args ...string) *exec.Cmd {
+	pre := []string{"--git-dir=" + gitDir}
+	if workTree != "" {
+		pre = append(pre, "--work-tree="+workTree)
+	}
+	cmd := exec.CommandContext(ctx, "git", append(pre, args...)...)
+	cmd.Dir = workTree
 	cmd.Env = append(os.Environ(),
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_PAGER=cat",
@@ -102,12 +108,7 @@ func gitCommand(ctx context.Context, gitDir string, args ...string) *exec.Cmd {
 
 // command is gitCommand for r, in its work tree if it has one.
 func (r *repository) command(args ...string) *exec.Cmd {
-	cmd := gitCommand(r.ctx, r.GitDir, args...)
-	if r.Top != "" {
-		cmd.Args = append([]string{"git", "--git-dir=" + r.GitDir, "--work-tree=" + r.Top}, args...)
-		cmd.Dir = r.Top
-	}
-	return cmd
+	return gitCommand(r.ctx, r.GitDir, r.Top, args...)
 }
 
 // shallow reports whether the repository is a shallow clone.
