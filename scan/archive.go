@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"golang.org/x/text/transform"
+
 	"github.com/spindle-go/spindle"
 	"github.com/spindle-go/spindle/scan/archive"
 )
@@ -196,7 +198,7 @@ func (e *engine) streamChunks(w *worker, ws *workerState, o *object, r io.Reader
 			e.pool.put(held)
 		}
 	}()
-	for first := true; ; first = false {
+	for first := true; ; {
 		if e.stopped() {
 			return errStopped
 		}
@@ -207,8 +209,23 @@ func (e *engine) streamChunks(w *worker, ws *workerState, o *object, r io.Reader
 			}
 		}
 		last, n, err := e.geo.next(c, &o.st, r, size)
-		if first && e.skipContent(ws, o, c) {
-			return err
+		if first {
+			first = false
+			switch action, enc := e.firstChunk(ws, o, c, last, err == nil, false); action {
+			case skipIt:
+				return err
+			case restartIt:
+				// A member in UTF-16 or UTF-32: decode the stream, the
+				// head already read first, and start over.
+				r = transform.NewReader(io.MultiReader(bytes.NewReader(bytes.Clone(c.buf[:c.n])), r), enc.NewDecoder())
+				size, o.decoded, o.st = -1, true, stream{line: 1}
+				if held != nil {
+					e.pool.put(held)
+					held = nil
+				}
+				first = true
+				continue
+			}
 		}
 		o.scanned = true
 		ws.c.bytesScanned += int64(n)

@@ -137,7 +137,9 @@ func TestArchiveBombs(t *testing.T) {
 	}
 	t.Run("binary", func(t *testing.T) {
 		dir := t.TempDir()
-		writeTree(t, dir, map[string]string{"zeros.zip": string(zipBomb(t, 0, 4, 1024))})
+		img := pngHead + strings.Repeat("\x00", 1<<20)
+		writeTree(t, dir, map[string]string{"images.zip": string(zipOf(t, zip.Deflate,
+			member{"a.png", img}, member{"b.png", img}, member{"c.png", img}, member{"d.png", img}))})
 		_, warns, st, err := collect(t, Options{Detector: newFake(), ArchiveDepth: 1}, dir)
 		if err != nil || len(warns) > 0 || st.Bytes != 0 || st.Skipped[SkipBinary] != 4 {
 			t.Errorf("err %v, warnings %v, %d bytes scanned, skipped %v: want 4 binary members skipped unread", err, warns, st.Bytes, st.Skipped)

@@ -157,6 +157,7 @@ type counters struct {
 	bytesRead, bytesScanned int64
 	files, dirs             int64
 	archives, members       int64
+	decoded                 int64 // objects read as UTF-16 or UTF-32
 	skipped                 [numSkips]int64
 	other                   map[string]int64 // skips under reasons a Source names
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/encoding"
+
 	"github.com/spindle-go/spindle/scan/report"
 	"github.com/spindle-go/spindle/scan/rules"
 )
@@ -49,22 +51,29 @@ func (e *engine) fetch(w *worker, o *object) {
 	if err != nil {
 		e.warn(o.name, "read", err)
 	}
-	if first && err == nil && e.isArchive(o, c, last) {
-		if c.pooled {
+	if first {
+		action, enc := e.firstChunk(ws, o, c, last, err == nil, true)
+		if action != scanIt && c.pooled {
 			e.pool.put(c)
 		}
-		// The archive's Enumerate task takes over this task's reference.
-		// It runs next on this worker (the LIFO slot): the walk reads the
-		// archive from its start, while the page cache still holds it.
-		w.Spawn(task{kind: kindEnumerate, obj: o})
-		return
-	}
-	if first && e.skipContent(ws, o, c) {
-		if c.pooled {
-			e.pool.put(c)
+		switch action {
+		case skipIt:
+			o.closeFile()
+			e.drop(w, o)
+			return
+		case walkIt:
+			// The archive's Enumerate task takes over this task's
+			// reference. It runs next on this worker (the LIFO slot): the
+			// walk reads the archive from its start, while the page cache
+			// still holds it.
+			w.Spawn(task{kind: kindEnumerate, obj: o})
+			return
+		case restartIt:
+			// UTF-16 or UTF-32 text: read again from the start, decoded.
+			o.decodeText(enc, c.buf[:c.n])
+			w.Spawn(task{kind: kindFetch, obj: o})
+			return
 		}
-		e.drop(w, o)
-		return
 	}
 	o.scanned = true
 	ws.c.bytesScanned += int64(n)
@@ -165,17 +174,49 @@ func (e *engine) openOther(w *worker, o *object) bool {
 	return true
 }
 
-// skipContent applies the checks that need the first chunk: binary
-// content, and the path-only rules. It returns true if the object is not to
-// be scanned further.
-func (e *engine) skipContent(ws *workerState, o *object, c *chunk) bool {
+// firstAction is what an object's first chunk decides.
+type firstAction uint8
+
+const (
+	scanIt    firstAction = iota // scan it as it is
+	skipIt                       // a known binary format (or the scan stopped)
+	walkIt                       // an archive: walk its members
+	restartIt                    // UTF-16 or UTF-32 text: read it again, decoded with the encoding returned
+)
+
+// firstChunk applies what needs an object's first chunk, in order: the
+// path-only rules, which fire for every object whatever its content;
+// archives (ok: the chunk was read without error; canWalk: the object can
+// be handed to an archive walk, which a member being streamed cannot);
+// known binary formats, whose content rules are not run; and UTF-16 or
+// UTF-32 text, which the caller decodes to UTF-8 (with the encoding
+// returned) and reads again.
+func (e *engine) firstChunk(ws *workerState, o *object, c *chunk, last, ok, canWalk bool) (firstAction, encoding.Encoding) {
 	head := c.buf[:c.n]
-	if !e.s.ScanBinary && bytes.IndexByte(head[:min(len(head), BinaryProbe)], 0) >= 0 {
-		ws.c.skipped[skipBinary]++
-		o.closeFile()
-		return true
+	if o.decoded {
+		return scanIt, nil
 	}
-	ok := e.guard(func() {
+	if !e.scanPath(ws, o) {
+		return skipIt, nil
+	}
+	if canWalk && ok && e.isArchive(o, c, last) {
+		return walkIt, nil
+	}
+	if _, bin := knownBinary(head); bin && !e.s.ScanBinary {
+		ws.c.skipped[skipBinary]++
+		return skipIt, nil
+	}
+	if enc := textEncoding(head); enc != nil {
+		ws.c.decoded++
+		return restartIt, enc
+	}
+	return scanIt, nil
+}
+
+// scanPath reports the path-only rules that match o's name. It returns
+// false if the detector panicked (the scan is then stopped).
+func (e *engine) scanPath(ws *workerState, o *object) bool {
+	return e.guard(func() {
 		e.det.ScanPath(ws.scratch, o.name, func(m rules.Match) {
 			e.report(o, report.Finding{
 				RuleID:      m.RuleID,
@@ -189,7 +230,6 @@ func (e *engine) skipContent(ws *workerState, o *object, c *chunk) bool {
 			})
 		})
 	})
-	return !ok
 }
 
 // scanTask is the Scan task: it scans a chunk that a Fetch read into a

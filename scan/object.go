@@ -41,6 +41,10 @@ type object struct {
 	size    int64         // size at open (negative if unknown); reads stop there
 	st      stream
 	scanned bool // the content was read (counted in Stats.Files), not skipped
+	// decoded says the content is read through a UTF-16/32 decoder; st0
+	// is the line number of the content's first byte.
+	decoded bool
+	st0     int
 	// head is the first chunk of a stream found to be an archive, which
 	// the walk must read again (a file is read again with ReadAt).
 	head []byte
@@ -53,7 +57,7 @@ type object struct {
 var carryPool sync.Pool
 
 func newObject(name string) *object {
-	o := &object{name: name, size: -1}
+	o := &object{name: name, size: -1, st0: 1}
 	o.refs.Store(1)
 	o.st.line = 1
 	return o

@@ -93,7 +93,7 @@ func (b *Batch) Add(o Object) {
 	obj.sink = o.Found
 	obj.annotate = o.Annotate
 	if o.Line > 1 {
-		obj.st.line = o.Line
+		obj.st.line, obj.st0 = o.Line, o.Line
 	}
 	b.list.objs = append(b.list.objs, obj)
 }

@@ -123,7 +123,7 @@ func TestScanFSWalksAnFS(t *testing.T) {
 		"a.txt":            {Data: []byte(secret(1))},
 		"dir/sub/b.env":    {Data: []byte("x\nk=" + secret(2))},
 		"dir/.git/config":  {Data: []byte(secret(3))},
-		"dir/bin.dat":      {Data: []byte("\x00\x01" + secret(4))},
+		"dir/bin.dat":      {Data: []byte(pngHead + secret(4))},
 		"other/ignored.md": {Data: []byte(secret(5))},
 	}
 	found, warns, st, err := collectSource(t, Options{Detector: newFake()},

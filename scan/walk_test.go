@@ -3,6 +3,7 @@ package scan
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -40,7 +41,8 @@ func TestWalkWhatIsScanned(t *testing.T) {
 		".git/config":       secret(5),
 		".git/objects/x":    secret(6),
 		"sub/.git/HEAD":     secret(7), // a nested repository's .git
-		"bin.dat":           "\x00\x01" + secret(8),
+		"bin.dat":           pngHead + secret(8),
+		"nul.log":           "text\x00with a NUL " + secret(9),
 		"empty":             "",
 	})
 	found, warns, st, err := collect(t, Options{Detector: newFake()}, dir)
@@ -48,15 +50,89 @@ func TestWalkWhatIsScanned(t *testing.T) {
 		t.Fatalf("err %v, warnings %v", err, warns)
 	}
 	got := relFiles(t, dir, found)
-	want := []string{".config/app.env", ".hidden", "a.txt", "deep/er/still/f.c"}
+	want := []string{".config/app.env", ".hidden", "a.txt", "deep/er/still/f.c", "nul.log"}
 	if !slices.Equal(got, want) {
 		t.Errorf("files with findings = %v, want %v", got, want)
 	}
 	if st.Skipped[SkipGit] != 2 || st.Skipped[SkipBinary] != 1 {
-		t.Errorf("skipped = %v, want 2 git and 1 binary", st.Skipped)
+		t.Errorf("skipped = %v, want 2 git and 1 binary (the PNG)", st.Skipped)
 	}
-	if st.Files != 5 { // the four above and the empty file
-		t.Errorf("Stats.Files = %d, want 5", st.Files)
+	if st.Files != 6 { // the five above and the empty file
+		t.Errorf("Stats.Files = %d, want 6", st.Files)
+	}
+}
+
+// pngHead is the start of a PNG file: a known binary format.
+const pngHead = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10"
+
+// TestContentRulesSkipOnlyKnownBinaryFormats: a file's magic number, not
+// a NUL byte, decides; path-only rules fire on every file; UTF-16 and
+// UTF-32 text is decoded, with its own line numbers.
+func TestContentRulesSkipOnlyKnownBinaryFormats(t *testing.T) {
+	dir := t.TempDir()
+	utf16le := func(s string) string {
+		var b strings.Builder
+		b.WriteString("\xff\xfe")
+		for _, r := range s {
+			b.WriteByte(byte(r))
+			b.WriteByte(0)
+		}
+		return b.String()
+	}
+	utf16beNoBOM := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			b.WriteByte(0)
+			b.WriteByte(byte(r))
+		}
+		return b.String()
+	}
+	utf32le := func(s string) string {
+		var b strings.Builder
+		b.WriteString("\xff\xfe\x00\x00")
+		for _, r := range s {
+			b.WriteString(string([]byte{byte(r), 0, 0, 0}))
+		}
+		return b.String()
+	}
+	writeTree(t, dir, map[string]string{
+		"img.png":      pngHead + secret(1),
+		"prog.elf":     "\x7fELF\x02\x01\x01" + strings.Repeat("\x00", 57) + secret(2),
+		"notes.txt":    "a\x00b " + secret(3),
+		"win16.txt":    utf16le("line one\r\nkey=" + secret(4) + "\r\n"),
+		"be16.txt":     utf16beNoBOM("header line here\nsecond " + secret(5) + "\n"),
+		"wide32.txt":   utf32le("x\ny\nz=" + secret(6)),
+		"keystore.p12": "\x30\x82\x0a\x00\x00\x00 binary keystore",
+		"doc.rtf":      "{\\rtf1\\ansi " + secret(7) + "}",
+	})
+	det := newFake()
+	det.pathRule = regexp.MustCompile(`\.(p12|png)$`)
+	found, warns, st, err := collect(t, Options{Detector: det, ChunkSize: 64}, dir)
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("err %v, warnings %v", err, warns)
+	}
+	var got []string
+	for _, f := range found {
+		got = append(got, fmt.Sprintf("%s:%d:%d:%s", f.File, f.Line, f.Column, f.Rule))
+	}
+	want := []string{
+		"be16.txt:2:8:fake",
+		"doc.rtf:1:13:fake",
+		"img.png:0:0:path-rule",
+		"keystore.p12:0:0:path-rule",
+		"notes.txt:1:5:fake",
+		"wide32.txt:3:3:fake",
+		"win16.txt:2:5:fake",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings\n%v\nwant\n%v", got, want)
+	}
+	if st.Skipped[SkipBinary] != 2 {
+		t.Errorf("skipped %v, want the PNG and the ELF as binary", st.Skipped)
+	}
+	found, _, _, _ = collect(t, Options{Detector: newFake(), ScanBinary: true}, dir)
+	if n := len(filesOf(found)); n != 7 { // all but the keystore, which holds no secret
+		t.Errorf("ScanBinary: findings in %d files %v, want 7", n, filesOf(found))
 	}
 }
 
@@ -64,8 +140,8 @@ func TestWalkOptions(t *testing.T) {
 	files := map[string]string{
 		"small.txt": secret(1),
 		"big.txt":   strings.Repeat("x", 5000) + secret(2),
-		"bin.dat":   "\x00" + secret(3),
-		"late.dat":  strings.Repeat("y", BinaryProbe) + "\x00" + secret(4), // NUL after the probe: text
+		"bin.dat":   pngHead + secret(3),
+		"late.dat":  strings.Repeat("y", BinaryProbe) + "\x00" + secret(4), // a NUL says nothing: text
 	}
 	tests := []struct {
 		name    string
