@@ -231,15 +231,16 @@ func loadFromTree(root, name string) (*Config, error) {
 	fail := func(err error) (*Config, error) {
 		return nil, &ConfigError{File: source, Problem: "cannot read config: " + errText(err), Err: err}
 	}
-	r, err := os.OpenRoot(root)
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fail(err)
+	}
+	r, err := os.OpenRoot(real)
 	if err != nil {
 		return fail(err)
 	}
 	defer r.Close()
-	f := &files{root: r, dir: root, real: root}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		f.real = real
-	}
+	f := &files{root: r, dir: root, real: real}
 	data, err := f.read(name)
 	if err != nil {
 		return fail(err)

@@ -10,8 +10,10 @@ package rules
 // strings), so a small limit refuses nothing real, and a linear pre-scan
 // of the bytes enforces it.
 
-// maxNesting is the deepest a value may sit in a config: each table-header
-// segment, dotted-key segment, inline table and array counts one level.
+// maxNesting is the deepest a value may sit in a config: each dotted-key
+// segment, inline table and array counts one level, each table-header
+// segment two (any of them may name an array of tables, whose element is
+// a level of its own). [[rules.allowlists]] with regexes = ['x'] is six.
 const maxNesting = 32
 
 // nestingScanner measures the depth of TOML text without parsing it. It
@@ -27,7 +29,7 @@ type nestingScanner struct {
 	i     int
 	line  int
 	stack []container
-	table int  // depth of the current [table]: its header's segments
+	table int  // depth of the current [table] (see header)
 	inKey bool // reading a key (else a value, or the separator after one)
 	dots  int  // dots in the key read so far
 	value int  // depth of the value after the last '='
@@ -134,8 +136,9 @@ func (s *nestingScanner) valueDepth() int {
 	return s.value
 }
 
-// header reads a [table] or [[array of tables]] header and returns its
-// number of segments.
+// header reads a [table] or [[array of tables]] header and returns the
+// depth of its table: two levels per segment, since every segment may be
+// an array of tables ([[a]] then [a.b] puts b in a's last element).
 func (s *nestingScanner) header() int {
 	s.i++ // '['
 	dots := 0
@@ -150,12 +153,12 @@ func (s *nestingScanner) header() int {
 			for s.i < len(s.data) && s.data[s.i] == ']' {
 				s.i++
 			}
-			return dots + 1
+			return 2 * (dots + 1)
 		default:
 			s.i++
 		}
 	}
-	return dots + 1
+	return 2 * (dots + 1)
 }
 
 // skipString moves past the string that starts at s.i: basic ("...",

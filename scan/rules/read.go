@@ -28,7 +28,7 @@ var (
 	errNotRegular  = errors.New("not a regular file")
 	errTooLarge    = fmt.Errorf("larger than the %d KiB a config may have", maxConfigSize>>10)
 	errTooDeep     = fmt.Errorf("nested more than %d levels deep", maxNesting)
-	errEscapesTree = errors.New("outside the tree the config was found in")
+	errEscapesTree = errors.New("outside the scanned tree (only a config given explicitly may read files there)")
 )
 
 // Origin says where a config came from, which decides what its [extend]
@@ -63,9 +63,9 @@ func (o Origin) String() string {
 // path (a trusted config); with one, only files under the root, whose
 // symbolic links may not leave it either.
 type files struct {
-	root *os.Root
-	dir  string // the root's directory as the caller spelled it, for names
-	real string // that directory with symbolic links resolved
+	root *os.Root // opened at real
+	dir  string   // the root's directory as the caller spelled it, for names
+	real string   // that directory with symbolic links resolved
 }
 
 // name returns the path a message uses for rel, a path inside the root.
@@ -79,7 +79,8 @@ func (f *files) name(rel string) string {
 // extendTarget resolves an [extend] path written in the config named
 // source. A relative path is relative to source's directory (or, for
 // source "", to the working directory). Under a root the result must stay
-// inside it, and is returned relative to it.
+// inside it, and is returned relative to it, as spelled (read resolves
+// the links in it).
 func (f *files) extendTarget(source, path string) (string, error) {
 	if f.root == nil {
 		if !filepath.IsAbs(path) && source != "" {
@@ -101,12 +102,22 @@ func (f *files) extendTarget(source, path string) (string, error) {
 	if rel == "" || !filepath.IsLocal(rel) {
 		return "", errEscapesTree
 	}
-	// os.Root refuses links that leave the tree as well; resolving them
-	// first gives that refusal a clear error.
-	if resolved, err := filepath.EvalSymlinks(filepath.Join(f.dir, rel)); err == nil && relInside(f.real, resolved) == "" {
-		return "", errEscapesTree
-	}
 	return rel, nil
+}
+
+// resolve follows the symbolic links in rel, a path inside the root, and
+// returns the file's path relative to the root's real directory, or
+// errEscapesTree if a link leads out of the tree. A path that does not
+// resolve is returned as it is, for read to report why.
+func (f *files) resolve(rel string) (string, error) {
+	resolved, err := filepath.EvalSymlinks(filepath.Join(f.real, rel))
+	if err != nil {
+		return rel, nil
+	}
+	if r := relInside(f.real, resolved); r != "" {
+		return r, nil
+	}
+	return "", errEscapesTree
 }
 
 // relInside returns path relative to dir if path lies inside dir, else "".
@@ -133,6 +144,13 @@ func (f *files) read(name string) ([]byte, error) {
 	stat := func() (fs.FileInfo, error) { return os.Stat(name) }
 	open := func() (*os.File, error) { return os.OpenFile(name, os.O_RDONLY|openNoBlock, 0) }
 	if f.root != nil {
+		// Links are resolved here, to refuse with a clear error those that
+		// leave the tree; os.Root then refuses any that a concurrent change
+		// makes leave it.
+		var err error
+		if name, err = f.resolve(name); err != nil {
+			return nil, err
+		}
 		stat = func() (fs.FileInfo, error) { return f.root.Stat(name) }
 		open = func() (*os.File, error) { return f.root.OpenFile(name, os.O_RDONLY|openNoBlock, 0) }
 	}
