@@ -81,6 +81,9 @@ func parseLevel(src *files, data []byte, source string, depth int) (*Config, map
 	}
 	doc.applyTargets()
 	if depth == 0 {
+		if p := countProblem(cfg); p != "" {
+			return nil, nil, &ConfigError{File: source, Problem: p}
+		}
 		for i := range cfg.Rules {
 			r := &cfg.Rules[i]
 			if p := validateRule(r); p != "" {

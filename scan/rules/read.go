@@ -18,10 +18,32 @@ import (
 
 // maxConfigSize is the largest config file read, in bytes. gitleaks' own
 // default config is 98 KB; ten times that leaves room for any real
-// config, and bounds what a hostile one can make the decoder and Compile
-// do (a config this size of tiny rules parses and compiles in about a
-// second).
+// config, and bounds what a hostile one can make the decoder do.
 const maxConfigSize = 1 << 20
+
+// maxRules and maxAllowlists bound what a config may hold once extended,
+// since a scan's time grows with both: about twenty times gitleaks'
+// 222 rules, and as many allowlists (global and per rule).
+const (
+	maxRules      = 4096
+	maxAllowlists = 4096
+)
+
+// countProblem refuses a config with more rules or allowlists than the
+// limits allow.
+func countProblem(cfg *Config) string {
+	allow := len(cfg.Allowlists)
+	for _, r := range cfg.Rules {
+		allow += len(r.Allowlists)
+	}
+	switch {
+	case len(cfg.Rules) > maxRules:
+		return fmt.Sprintf("%d rules, more than the %d a config may have", len(cfg.Rules), maxRules)
+	case allow > maxAllowlists:
+		return fmt.Sprintf("%d allowlists, more than the %d a config may have", allow, maxAllowlists)
+	}
+	return ""
+}
 
 // Problems with a config file itself; a ConfigError wraps them.
 var (

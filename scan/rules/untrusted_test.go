@@ -552,3 +552,67 @@ func FuzzConfig(f *testing.F) {
 		}
 	})
 }
+
+// largestConfig is a config with as many rules and allowlists as the
+// limits allow, each rule with an allowlist.
+func largestConfig() []byte {
+	var b strings.Builder
+	for i := range maxRules {
+		fmt.Fprintf(&b, "[[rules]]\nid='r%d'\nregex='''k%d[a-z0-9]{16}'''\nkeywords=['k%d']\n", i, i, i)
+		fmt.Fprintf(&b, "[[rules.allowlists]]\nregexes=['''^k%d0+$''']\n", i)
+	}
+	return []byte(b.String())
+}
+
+func TestConfigsWithTooManyRulesOrAllowlistsAreRefused(t *testing.T) {
+	data := largestConfig()
+	if len(data) > maxConfigSize {
+		t.Fatalf("the largest config is %d bytes, over the size limit", len(data))
+	}
+	if _, err := Parse(data, "max.toml"); err != nil {
+		t.Fatalf("a config at the limits: %v", err)
+	}
+	more := func(s string) []byte { return append(slices.Clip(data), s...) }
+	if _, err := Parse(more("[[rules]]\nid='one-more'\nregex='x'\n"), "max.toml"); err == nil || !strings.Contains(err.Error(), "4097 rules, more than the 4096") {
+		t.Errorf("one rule too many: %v", err)
+	}
+	if _, err := Parse(more("[[allowlists]]\npaths=['x']\n"), "max.toml"); err == nil || !strings.Contains(err.Error(), "4097 allowlists") {
+		t.Errorf("one allowlist too many: %v", err)
+	}
+	// Counted once extended: the built-in rules count too.
+	if _, err := Parse(append([]byte("[extend]\nuseDefault = true\n"), data...), "max.toml"); err == nil || !strings.Contains(err.Error(), "rules, more than") {
+		t.Errorf("extended past the limit: %v", err)
+	}
+}
+
+// BenchmarkHostileConfig measures what the largest config within the
+// limits costs to Parse and Compile, and what refusing a deeply nested
+// one costs.
+func BenchmarkHostileConfig(b *testing.B) {
+	b.Run("largest/parse+compile", func(b *testing.B) {
+		data := largestConfig()
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			cfg, err := Parse(data, "big.toml")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Compile(cfg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, shape := range []string{"inline tables", "dotted key"} {
+		b.Run("deep "+strings.ReplaceAll(shape, " ", "-")+"/refused", func(b *testing.B) {
+			data := []byte(deepShapes[shape](4000))
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Parse(data, "deep.toml"); !errors.Is(err, errTooDeep) {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
