@@ -84,6 +84,13 @@ func parseLevel(src *files, data []byte, source string, depth int) (*Config, map
 		if p := countProblem(cfg); p != "" {
 			return nil, nil, &ConfigError{File: source, Problem: p}
 		}
+		if ext.Path != "" || ext.UseDefault {
+			doc.dropUnmetRequirements()
+		}
+		ids := make(map[string]bool, len(cfg.Rules))
+		for _, r := range cfg.Rules {
+			ids[r.ID] = true
+		}
 		for i := range cfg.Rules {
 			r := &cfg.Rules[i]
 			if p := validateRule(r); p != "" {
@@ -95,7 +102,7 @@ func parseLevel(src *files, data []byte, source string, depth int) (*Config, map
 				return nil, nil, &ConfigError{File: o.file, Line: line, RuleID: r.ID, Problem: p}
 			}
 			for j, req := range r.Required {
-				if !slices.ContainsFunc(cfg.Rules, func(x Rule) bool { return x.ID == req.ID }) {
+				if !ids[req.ID] {
 					o := doc.origins[r.ID]
 					line := 0
 					if o.loc != nil {
@@ -166,6 +173,48 @@ func (d *document) warnMissing(base *Config, baseName string) {
 		kept = append(kept, r)
 	}
 	d.cfg.Rules = kept
+}
+
+// dropUnmetRequirements drops, with a warning, each rule that requires a
+// rule the config does not have, until none is left: such a rule could
+// never report. It runs only for a config that extends another, where
+// the missing rule is most likely one of gitleaks' default rules that
+// this package's set lacks; in a config that extends nothing, a missing
+// required rule is an error, as in gitleaks.
+func (d *document) dropUnmetRequirements() {
+	for {
+		ids := make(map[string]bool, len(d.cfg.Rules))
+		for _, r := range d.cfg.Rules {
+			ids[r.ID] = true
+		}
+		kept, dropped := d.cfg.Rules[:0], false
+		for _, r := range d.cfg.Rules {
+			var missing []string
+			for _, req := range r.Required {
+				if !ids[req.ID] && !slices.Contains(missing, req.ID) {
+					missing = append(missing, req.ID)
+				}
+			}
+			if len(missing) == 0 {
+				kept = append(kept, r)
+				continue
+			}
+			o := d.origins[r.ID]
+			line := 0
+			if o.loc != nil {
+				line = o.loc.find(tableRules, o.index, "", -1, "id")
+			}
+			d.cfg.Warnings = append(d.cfg.Warnings, Warning{
+				File: o.file, Line: line, RuleIDs: missing,
+				Problem: fmt.Sprintf("rule %q requires rules this config does not have; it could never report and is dropped", r.ID),
+			})
+			dropped = true
+		}
+		d.cfg.Rules = kept
+		if !dropped {
+			return
+		}
+	}
 }
 
 // problemKey guesses which key a validation problem is about, to point at

@@ -38,10 +38,13 @@
 // written for gitleaks' default rules meets this package's (a different
 // set) when it extends them: a disabledRules id the extended config does
 // not have; a targetRules id no rule has (gitleaks makes this an error;
-// the allowlist still applies to the rules that exist); and a rule that
-// only amends a base rule (no regex, no path) that the base lacks, which
-// is dropped. Each warning names the file, the line and the ids; the
-// caller prints them.
+// the allowlist still applies to the rules that exist); a rule that only
+// amends a base rule (no regex, no path) that the base lacks, which is
+// dropped; and, in a config that extends another, a rule that requires
+// a rule the config lacks, which could never report and is dropped (in a
+// config that extends nothing, that stays an error, as in gitleaks).
+// Each warning names the file, the line and the ids; the caller prints
+// them.
 //
 // # Untrusted configs
 //

@@ -479,6 +479,44 @@ regexes = ['''^ghp_0+$''']
 		t.Fatal(err)
 	}
 
+	// A composite rule whose required rule is missing could never report:
+	// dropped, with a warning, and so is one that required it in turn.
+	src = `[extend]
+useDefault = true
+
+[[rules]]
+id = "composite"
+regex = '''user-[0-9]{4}'''
+[[rules.required]]
+id = "gitleaks-only"
+[[rules.required]]
+id = "github-pat"
+
+[[rules]]
+id = "outer"
+regex = '''outer-[0-9]{4}'''
+[[rules.required]]
+id = "composite"
+`
+	cfg, err = Parse([]byte(src), "req.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, w := range cfg.Warnings {
+		got = append(got, w.String())
+	}
+	want = []string{
+		`rules: req.toml:5: rule "composite" requires rules this config does not have; it could never report and is dropped: "gitleaks-only"`,
+		`rules: req.toml:13: rule "outer" requires rules this config does not have; it could never report and is dropped: "composite"`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if slices.ContainsFunc(cfg.Rules, func(r Rule) bool { return r.ID == "composite" || r.ID == "outer" }) {
+		t.Error("the composite rules are still there")
+	}
+
 	// Warnings of an extended file come first, under its name.
 	root, _ := treeWith(t, map[string]string{
 		"base.toml":      "[extend]\nuseDefault = true\ndisabledRules = ['nope']\n",
