@@ -114,3 +114,23 @@ src/fixtures/keys.go:private-key:12
 	fmt.Println(ig.Has("src/fixtures/keys.go:private-key:12"), ig.Has("deploy/.env:github-pat:3"), ig.Has("deploy/.env:github-pat:4"))
 	// Output: true true false
 }
+
+// A config written for gitleaks' default rules may name rules the
+// built-in set lacks: a warning, not an error, which the caller shows.
+func ExampleParse_warnings() {
+	cfg, err := rules.Parse([]byte(`
+[extend]
+useDefault = true
+disabledRules = ["acme-legacy-token"]
+`), "team.toml")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(cfg.Origin)
+	for _, w := range cfg.Warnings {
+		fmt.Println(w)
+	}
+	// Output:
+	// given explicitly
+	// rules: team.toml:4: extend.disabledRules: not in the built-in rules, ignored: "acme-legacy-token"
+}

@@ -430,33 +430,36 @@ func TestRegexesThatMatchTheEmptyStringAreRefused(t *testing.T) {
 
 func TestRuleIDsThatNameNoRuleAreWarningsNotErrors(t *testing.T) {
 	// A config written for gitleaks' default rules, extending this
-	// package's: it names rules the built-in set does not have.
-	src := `[extend]
+	// package's: it names rules the built-in set does not have (acme-*),
+	// besides three it has (BUILTIN0..2).
+	builtin := Default().Rules
+	withIDs := strings.NewReplacer("BUILTIN0", builtin[0].ID, "BUILTIN1", builtin[1].ID, "BUILTIN2", builtin[2].ID).Replace
+	src := withIDs(`[extend]
 useDefault = true
-disabledRules = ["jwt", "adafruit-api-key", "jwt"]
+disabledRules = ["BUILTIN0", "acme-legacy-key", "BUILTIN0"]
 
 [[rules]]
-id = "generic-api-key"
+id = "BUILTIN1"
 [[rules.allowlists]]
 stopwords = ["example"]
 
 [[rules]]
-id = "adobe-client-id"
+id = "acme-client-id"
 [[rules.allowlists]]
 regexes = ['''^0{32}$''']
 
 [[allowlists]]
-targetRules = ["github-pat", "beamer-api-token"]
+targetRules = ["BUILTIN2", "acme-api-token"]
 regexes = ['''^ghp_0+$''']
-`
+`)
 	cfg, err := Parse([]byte(src), "gl.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
-		`rules: gl.toml:3: extend.disabledRules: not in the built-in rules, ignored: "adafruit-api-key"`,
-		`rules: gl.toml:11: rule amends a rule that is not in the built-in rules; with no regex or path of its own it is dropped: "adobe-client-id"`,
-		`rules: gl.toml:16: allowlists: targetRules: no such rule in this config, ignored: "beamer-api-token"`,
+		`rules: gl.toml:3: extend.disabledRules: not in the built-in rules, ignored: "acme-legacy-key"`,
+		`rules: gl.toml:11: rule amends a rule that is not in the built-in rules; with no regex or path of its own it is dropped: "acme-client-id"`,
+		`rules: gl.toml:16: allowlists: targetRules: no such rule in this config, ignored: "acme-api-token"`,
 	}
 	var got []string
 	for _, w := range cfg.Warnings {
@@ -467,11 +470,11 @@ regexes = ['''^ghp_0+$''']
 	}
 	for _, r := range cfg.Rules {
 		switch r.ID {
-		case "jwt", "adobe-client-id":
+		case builtin[0].ID, "acme-client-id":
 			t.Errorf("rule %s is still there", r.ID)
-		case "github-pat":
+		case builtin[2].ID:
 			if !slices.ContainsFunc(r.Allowlists, func(a Allowlist) bool { return slices.Contains(a.Regexes, "^ghp_0+$") }) {
-				t.Error("the targeted allowlist does not apply to github-pat")
+				t.Errorf("the targeted allowlist does not apply to %s", r.ID)
 			}
 		}
 	}
@@ -481,23 +484,23 @@ regexes = ['''^ghp_0+$''']
 
 	// A composite rule whose required rule is missing could never report:
 	// dropped, with a warning, and so is one that required it in turn.
-	src = `[extend]
+	src = withIDs(`[extend]
 useDefault = true
 
 [[rules]]
 id = "composite"
 regex = '''user-[0-9]{4}'''
 [[rules.required]]
-id = "gitleaks-only"
+id = "acme-only"
 [[rules.required]]
-id = "github-pat"
+id = "BUILTIN2"
 
 [[rules]]
 id = "outer"
 regex = '''outer-[0-9]{4}'''
 [[rules.required]]
 id = "composite"
-`
+`)
 	cfg, err = Parse([]byte(src), "req.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -507,7 +510,7 @@ id = "composite"
 		got = append(got, w.String())
 	}
 	want = []string{
-		`rules: req.toml:5: rule "composite" requires rules this config does not have; it could never report and is dropped: "gitleaks-only"`,
+		`rules: req.toml:5: rule "composite" requires rules this config does not have; it could never report and is dropped: "acme-only"`,
 		`rules: req.toml:13: rule "outer" requires rules this config does not have; it could never report and is dropped: "composite"`,
 	}
 	if !slices.Equal(got, want) {
