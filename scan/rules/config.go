@@ -231,16 +231,16 @@ func loadFromTree(root, name string) (*Config, error) {
 	fail := func(err error) (*Config, error) {
 		return nil, &ConfigError{File: source, Problem: "cannot read config: " + errText(err), Err: err}
 	}
-	real, err := filepath.EvalSymlinks(root)
+	resolved, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return fail(err)
 	}
-	r, err := os.OpenRoot(real)
+	r, err := os.OpenRoot(resolved)
 	if err != nil {
 		return fail(err)
 	}
 	defer r.Close()
-	f := &files{root: r, dir: root, real: real}
+	f := &files{root: r, dir: root, real: resolved}
 	data, err := f.read(name)
 	if err != nil {
 		return fail(err)
