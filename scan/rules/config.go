@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp/syntax"
+	"strconv"
 	"strings"
 )
 
@@ -22,6 +23,17 @@ type Config struct {
 	// Source is the file the config was read from; "" for the built-in
 	// rules. The scan engine skips this file, as gitleaks does.
 	Source string
+	// Origin says whether the config is the built-in rules, one the caller
+	// named, or one Find found in the scanned tree (whose [extend] may
+	// not leave that tree).
+	Origin Origin
+
+	// Warnings are problems that did not stop the config from loading,
+	// such as rule ids that name no rule (a gitleaks config written for
+	// gitleaks' rules, extended onto this package's). Parse, LoadFile and
+	// Find fill it, files extended first; Compile ignores it. A caller
+	// should show them: they explain rules that are not there.
+	Warnings []Warning
 
 	Extend     Extend      // as written in the file; already applied
 	Rules      []Rule      // in file order, extended rules merged in
@@ -106,6 +118,31 @@ func (e *ConfigError) Error() string {
 // Unwrap returns the underlying error, such as the file system's.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
+// Warning is a problem in a configuration file that does not stop it
+// from loading: the file, the line when it is known, the rule ids
+// concerned and what happened to them.
+type Warning struct {
+	File    string // "" means the built-in rules
+	Line    int
+	RuleIDs []string
+	Problem string
+}
+
+// String formats the warning as "rules: file:line: problem: "id", ...".
+func (w Warning) String() string {
+	e := ConfigError{File: w.File, Line: w.Line, Problem: w.Problem}
+	s := e.Error()
+	for i, id := range w.RuleIDs {
+		if i == 0 {
+			s += ": "
+		} else {
+			s += ", "
+		}
+		s += strconv.Quote(id)
+	}
+	return s
+}
+
 //go:embed default.toml
 var defaultTOML []byte
 
@@ -119,6 +156,7 @@ func Default() *Config {
 	if err != nil {
 		panic(err)
 	}
+	cfg.Origin = BuiltIn
 	return cfg
 }
 
@@ -126,20 +164,25 @@ func Default() *Config {
 // gitleaks.
 const maxExtendDepth = 2
 
-// Parse parses a gitleaks-schema TOML document. source names it in error
-// messages and is the base for a relative [extend] path; "" stands for the
-// built-in rules.
+// Parse parses a gitleaks-schema TOML document of at most 1 MiB. source
+// names it in error messages and is the base for a relative [extend]
+// path; "" stands for the built-in rules (and the working directory). The
+// document is trusted (Origin Explicit): its [extend] path may name any
+// regular file.
 func Parse(data []byte, source string) (*Config, error) {
-	cfg, _, err := parseLevel(data, source, 0)
+	cfg, _, err := parseLevel(&files{}, data, source, 0)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Origin = Explicit
 	return cfg, nil
 }
 
-// LoadFile reads and parses the config file at path.
+// LoadFile reads and parses the config file at path, which the caller
+// chose (Origin Explicit): it and every file it extends must be regular
+// files of at most 1 MiB, and its [extend] path may name any file.
 func LoadFile(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := (&files{}).read(path)
 	if err != nil {
 		return nil, &ConfigError{File: path, Problem: "cannot read config: " + errText(err), Err: err}
 	}
@@ -155,21 +198,59 @@ func errText(err error) string {
 }
 
 // Find picks the configuration the way gitleaks does for a directory scan:
-// the explicit path if given, else <root>/.gitleaks.toml if it exists, else
-// the built-in rules. It returns the path used ("" for the built-in rules).
+// the explicit path if given (LoadFile), else <root>/.gitleaks.toml if it
+// exists, else the built-in rules. It returns the path used ("" for the
+// built-in rules); the Config's Origin says which it was.
+//
+// A config found in root is untrusted input, since whoever can add a file
+// to the tree chooses it: it, and every file its [extend] names (relative
+// to the config that names it), must lie inside root, symbolic links
+// resolved, and be regular files of at most 1 MiB. Anything else there
+// (a directory, a FIFO, a link out of the tree) is an error, not a
+// reason to fall back to the built-in rules.
 func Find(root, explicit string) (*Config, string, error) {
 	if explicit != "" {
 		cfg, err := LoadFile(explicit)
 		return cfg, explicit, err
 	}
 	if root != "" {
-		p := filepath.Join(root, ".gitleaks.toml")
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			cfg, err := LoadFile(p)
+		const name = ".gitleaks.toml"
+		p := filepath.Join(root, name)
+		if _, err := os.Lstat(p); err == nil {
+			cfg, err := loadFromTree(root, name)
 			return cfg, p, err
 		}
 	}
 	return Default(), "", nil
+}
+
+// loadFromTree loads the config at name, a path inside root, confined to
+// root (see Find).
+func loadFromTree(root, name string) (*Config, error) {
+	source := filepath.Join(root, name)
+	fail := func(err error) (*Config, error) {
+		return nil, &ConfigError{File: source, Problem: "cannot read config: " + errText(err), Err: err}
+	}
+	resolved, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fail(err)
+	}
+	r, err := os.OpenRoot(resolved)
+	if err != nil {
+		return fail(err)
+	}
+	defer r.Close()
+	f := &files{root: r, dir: root, real: resolved}
+	data, err := f.read(name)
+	if err != nil {
+		return fail(err)
+	}
+	cfg, _, err := parseLevel(f, data, source, 0)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Origin = FoundInTree
+	return cfg, nil
 }
 
 // extendWith merges base into c the way gitleaks does: base rules come
@@ -243,17 +324,20 @@ func validateRule(r *Rule) (problem string) {
 		return fmt.Sprintf("secretGroup %d is negative", r.SecretGroup)
 	}
 	if r.Regex != "" {
-		re, err := parseRegex(r.Regex)
-		if err != nil {
-			return "invalid regex: " + regexErrText(err)
+		re, p := parseBoundedRegex("regex", r.Regex)
+		if p != "" {
+			return p
+		}
+		if p := emptyMatchProblem(re); p != "" {
+			return p
 		}
 		if n := re.MaxCap(); r.SecretGroup > n {
 			return fmt.Sprintf("secretGroup %d is out of range: the regex has %d capture group%s", r.SecretGroup, n, plural(n))
 		}
 	}
 	if r.Path != "" {
-		if _, err := parseRegex(r.Path); err != nil {
-			return "invalid path regex: " + regexErrText(err)
+		if _, p := parseBoundedRegex("path regex", r.Path); p != "" {
+			return p
 		}
 	}
 	for i := range r.Allowlists {
@@ -305,23 +389,28 @@ func validateAllowlist(a *Allowlist, global bool) string {
 		return "targetRules is only allowed in a global [[allowlists]]"
 	}
 	for _, p := range a.Paths {
-		if _, err := parseRegex(p); err != nil {
-			return "invalid path regex: " + regexErrText(err)
+		if _, problem := parseBoundedRegex("path regex", p); problem != "" {
+			return problem
 		}
 	}
 	for _, p := range a.Regexes {
-		if _, err := parseRegex(p); err != nil {
-			return "invalid regex: " + regexErrText(err)
+		if _, problem := parseBoundedRegex("regex", p); problem != "" {
+			return problem
 		}
 	}
+	// gitleaks joins them into one regex; that must be bounded too.
 	if len(a.Paths) > 0 {
-		if _, err := parseRegex(joinAlternatives(a.Paths)); err != nil {
+		if re, err := parseRegex(joinAlternatives(a.Paths)); err != nil {
 			return "path regexes cannot be combined: " + regexErrText(err)
+		} else if n := regexSize(re); n > maxRegexSize {
+			return fmt.Sprintf("path regexes too large together: they compile to about %d instructions (at most %d)", n, maxRegexSize)
 		}
 	}
 	if len(a.Regexes) > 0 {
-		if _, err := parseRegex(joinAlternatives(a.Regexes)); err != nil {
+		if re, err := parseRegex(joinAlternatives(a.Regexes)); err != nil {
 			return "regexes cannot be combined: " + regexErrText(err)
+		} else if n := regexSize(re); n > maxRegexSize {
+			return fmt.Sprintf("regexes too large together: they compile to about %d instructions (at most %d)", n, maxRegexSize)
 		}
 	}
 	return ""

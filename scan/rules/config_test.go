@@ -126,7 +126,6 @@ func TestConfigErrorsNameFileLineRuleAndProblem(t *testing.T) {
 		{"bad regexTarget", "[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.allowlists]]\nregexTarget = 'file'\nregexes = ['y']\n", 5, "a", `unknown regexTarget "file"`},
 		{"bad allowlist regex", "[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.allowlists]]\nregexes = ['(']\n", 5, "a", "invalid regex"},
 		{"unknown allowlist key", "[[allowlists]]\nregexes = ['y']\nregexs = ['z']\n", 3, "", "allowlists.regexs: unknown key"},
-		{"targetRules names no rule", "[[rules]]\nid = 'a'\nregex = 'x'\n[[allowlists]]\ntargetRules = ['b']\nregexes = ['y']\n", 5, "b", "targetRules names a rule that does not exist"},
 		{"targetRules in a rule allowlist", "[[rules]]\nid = 'a'\nregex = 'x'\n[[rules.allowlists]]\ntargetRules = ['a']\nregexes = ['y']\n", 5, "a", "only allowed in a global"},
 		{"extend path and useDefault", "[extend]\nuseDefault = true\npath = 'base.toml'\n", 3, "", "path and useDefault cannot both be set"},
 		{"extend url", "[extend]\nurl = 'https://example.com/x.toml'\n", 2, "", "not supported"},
@@ -334,6 +333,10 @@ func TestDefaultTOMLIsTheBuiltinConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if cfg.Origin != Explicit || Default().Origin != BuiltIn {
+		t.Errorf("origins %v and %v, want %v and %v", cfg.Origin, Default().Origin, Explicit, BuiltIn)
+	}
+	cfg.Origin = BuiltIn
 	if !reflect.DeepEqual(cfg, Default()) {
 		t.Error("DefaultTOML parses to something other than Default")
 	}

@@ -3,10 +3,9 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
+	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -43,9 +42,9 @@ func (d *document) errAt(line int, ruleID, problem string) error {
 	return &ConfigError{File: d.source, Line: line, RuleID: ruleID, Problem: problem}
 }
 
-// parseLevel parses one file of an extend chain, merges what it extends,
-// and returns the config with the origin of every rule.
-func parseLevel(data []byte, source string, depth int) (*Config, map[string]origin, error) {
+// parseLevel parses one file of an extend chain, merges what it extends
+// (read from src), and returns the config with the origin of every rule.
+func parseLevel(src *files, data []byte, source string, depth int) (*Config, map[string]origin, error) {
 	doc, err := decodeDocument(data, source)
 	if err != nil {
 		return nil, nil, err
@@ -64,29 +63,34 @@ func parseLevel(data []byte, source string, depth int) (*Config, map[string]orig
 			base        *Config
 			baseOrigins map[string]origin
 		)
+		baseName := "the built-in rules"
 		if ext.UseDefault {
-			base, baseOrigins, err = parseLevel(defaultTOML, "", depth+1)
+			base, baseOrigins, err = parseLevel(&files{}, defaultTOML, "", depth+1)
 		} else {
-			p := ext.Path
-			if !filepath.IsAbs(p) && source != "" {
-				p = filepath.Join(filepath.Dir(source), p)
-			}
-			b, rerr := os.ReadFile(p)
-			if rerr != nil {
-				return nil, nil, doc.errAt(doc.loc.find(tableExtend, -1, "", -1, "path"), "",
-					"extend: cannot read "+p+": "+errText(rerr))
-			}
-			base, baseOrigins, err = parseLevel(b, p, depth+1)
+			base, baseOrigins, err = doc.readExtended(src, depth)
 		}
 		if err != nil {
 			return nil, nil, err
 		}
+		if base.Source != "" {
+			baseName = base.Source
+		}
+		doc.warnMissing(base, baseName)
 		cfg.extendWith(base, doc.origins, baseOrigins)
+		cfg.Warnings = append(base.Warnings, cfg.Warnings...)
 	}
-	if err := doc.applyTargets(); err != nil {
-		return nil, nil, err
-	}
+	doc.applyTargets()
 	if depth == 0 {
+		if p := countProblem(cfg); p != "" {
+			return nil, nil, &ConfigError{File: source, Problem: p}
+		}
+		if ext.Path != "" || ext.UseDefault {
+			doc.dropUnmetRequirements()
+		}
+		ids := make(map[string]bool, len(cfg.Rules))
+		for _, r := range cfg.Rules {
+			ids[r.ID] = true
+		}
 		for i := range cfg.Rules {
 			r := &cfg.Rules[i]
 			if p := validateRule(r); p != "" {
@@ -98,7 +102,7 @@ func parseLevel(data []byte, source string, depth int) (*Config, map[string]orig
 				return nil, nil, &ConfigError{File: o.file, Line: line, RuleID: r.ID, Problem: p}
 			}
 			for j, req := range r.Required {
-				if !slices.ContainsFunc(cfg.Rules, func(x Rule) bool { return x.ID == req.ID }) {
+				if !ids[req.ID] {
 					o := doc.origins[r.ID]
 					line := 0
 					if o.loc != nil {
@@ -113,15 +117,115 @@ func parseLevel(data []byte, source string, depth int) (*Config, map[string]orig
 	return cfg, doc.origins, nil
 }
 
+// readExtended reads and parses the file the document's [extend] path
+// names, through src.
+func (d *document) readExtended(src *files, depth int) (*Config, map[string]origin, error) {
+	line := d.loc.find(tableExtend, -1, "", -1, "path")
+	fail := func(name string, err error) error {
+		return &ConfigError{File: d.source, Line: line, Problem: fmt.Sprintf("extend: cannot read %s: %s", name, errText(err)), Err: err}
+	}
+	name, err := src.extendTarget(d.source, d.cfg.Extend.Path)
+	if err != nil {
+		return nil, nil, fail(strconv.Quote(d.cfg.Extend.Path), err)
+	}
+	data, err := src.read(name)
+	if err != nil {
+		return nil, nil, fail(src.name(name), err)
+	}
+	return parseLevel(src, data, src.name(name), depth+1)
+}
+
+// warnMissing handles what the document names that base lacks, which is
+// what happens when a config written for gitleaks' default rules extends
+// this package's (a different set): disabledRules naming no rule of base
+// is a warning, and so is a rule that only amends a base rule (it has no
+// regex and no path of its own) when base has no such rule; the amending
+// rule is dropped, since on its own it matches nothing. baseName names
+// base in the warnings.
+func (d *document) warnMissing(base *Config, baseName string) {
+	has := make(map[string]bool, len(base.Rules))
+	for _, r := range base.Rules {
+		has[r.ID] = true
+	}
+	var unknown []string
+	for _, id := range d.cfg.Extend.DisabledRules {
+		if !has[id] && !slices.Contains(unknown, id) {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) > 0 {
+		d.cfg.Warnings = append(d.cfg.Warnings, Warning{
+			File: d.source, Line: d.loc.find(tableExtend, -1, "", -1, "disabledrules"), RuleIDs: unknown,
+			Problem: "extend.disabledRules: not in " + baseName + ", ignored",
+		})
+	}
+	kept := d.cfg.Rules[:0]
+	for _, r := range d.cfg.Rules {
+		if r.Regex == "" && r.Path == "" && !has[r.ID] {
+			o := d.origins[r.ID]
+			d.cfg.Warnings = append(d.cfg.Warnings, Warning{
+				File: d.source, Line: o.loc.find(tableRules, o.index, "", -1, "id"), RuleIDs: []string{r.ID},
+				Problem: "rule amends a rule that is not in " + baseName + "; with no regex or path of its own it is dropped",
+			})
+			delete(d.origins, r.ID)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	d.cfg.Rules = kept
+}
+
+// dropUnmetRequirements drops, with a warning, each rule that requires a
+// rule the config does not have, until none is left: such a rule could
+// never report. It runs only for a config that extends another, where
+// the missing rule is most likely one of gitleaks' default rules that
+// this package's set lacks; in a config that extends nothing, a missing
+// required rule is an error, as in gitleaks.
+func (d *document) dropUnmetRequirements() {
+	for {
+		ids := make(map[string]bool, len(d.cfg.Rules))
+		for _, r := range d.cfg.Rules {
+			ids[r.ID] = true
+		}
+		kept, dropped := d.cfg.Rules[:0], false
+		for _, r := range d.cfg.Rules {
+			var missing []string
+			for _, req := range r.Required {
+				if !ids[req.ID] && !slices.Contains(missing, req.ID) {
+					missing = append(missing, req.ID)
+				}
+			}
+			if len(missing) == 0 {
+				kept = append(kept, r)
+				continue
+			}
+			o := d.origins[r.ID]
+			line := 0
+			if o.loc != nil {
+				line = o.loc.find(tableRules, o.index, "", -1, "id")
+			}
+			d.cfg.Warnings = append(d.cfg.Warnings, Warning{
+				File: o.file, Line: line, RuleIDs: missing,
+				Problem: fmt.Sprintf("rule %q requires rules this config does not have; it could never report and is dropped", r.ID),
+			})
+			dropped = true
+		}
+		d.cfg.Rules = kept
+		if !dropped {
+			return
+		}
+	}
+}
+
 // problemKey guesses which key a validation problem is about, to point at
 // its line.
 func problemKey(problem string) string {
 	switch {
 	case strings.HasPrefix(problem, "secretGroup"):
 		return "secretgroup"
-	case strings.HasPrefix(problem, "invalid regex"):
+	case strings.HasPrefix(problem, "invalid regex"), strings.HasPrefix(problem, "regex"):
 		return "regex"
-	case strings.HasPrefix(problem, "invalid path"):
+	case strings.HasPrefix(problem, "invalid path"), strings.HasPrefix(problem, "path"):
 		return "path"
 	case strings.HasPrefix(problem, "rule id"):
 		return "id"
@@ -130,25 +234,44 @@ func problemKey(problem string) string {
 }
 
 // applyTargets adds each global allowlist with targetRules to the rules it
-// names; naming a rule that does not exist is an error.
-func (d *document) applyTargets() error {
+// names. Naming a rule that does not exist is a warning, not an error (as
+// it is in gitleaks): a config written for gitleaks' default rules names
+// rules this package's set lacks, and the allowlist still applies to
+// those that exist.
+func (d *document) applyTargets() {
 	for _, t := range d.targets {
+		var unknown []string
 		for _, id := range t.allow.TargetRules {
 			i := slices.IndexFunc(d.cfg.Rules, func(r Rule) bool { return r.ID == id })
 			if i < 0 {
-				return d.errAt(d.loc.find(tableAllowlists, t.index, "", -1, "targetrules"), id,
-					"allowlists: targetRules names a rule that does not exist")
+				if !slices.Contains(unknown, id) {
+					unknown = append(unknown, id)
+				}
+				continue
 			}
 			a := t.allow
 			a.TargetRules = nil
 			d.cfg.Rules[i].Allowlists = append(d.cfg.Rules[i].Allowlists, a)
 		}
+		if len(unknown) > 0 {
+			d.cfg.Warnings = append(d.cfg.Warnings, Warning{
+				File: d.source, Line: d.loc.find(tableAllowlists, t.index, "", -1, "targetrules"), RuleIDs: unknown,
+				Problem: "allowlists: targetRules: no such rule in this config, ignored",
+			})
+		}
 	}
-	return nil
 }
 
-// decodeDocument parses TOML text and checks it against the schema.
+// decodeDocument parses TOML text and checks it against the schema. The
+// text is checked for size and nesting first, since the TOML decoder's
+// own cost grows faster than the text (see nesting.go).
 func decodeDocument(data []byte, source string) (*document, error) {
+	if len(data) > maxConfigSize {
+		return nil, &ConfigError{File: source, Problem: fmt.Sprintf("config %s (%d bytes)", errTooLarge, len(data)), Err: errTooLarge}
+	}
+	if depth, line := nestingDepth(data, maxNesting); depth > maxNesting {
+		return nil, &ConfigError{File: source, Line: line, Problem: "tables, arrays or dotted keys " + errTooDeep.Error(), Err: errTooDeep}
+	}
 	var raw map[string]any
 	if _, err := toml.Decode(string(data), &raw); err != nil {
 		ce := &ConfigError{File: source, Problem: "invalid TOML: " + err.Error(), Err: err}
@@ -306,15 +429,14 @@ func (d *document) rule(i int, t map[string]any) error {
 			r.Description, err = asString(v)
 		case "regex":
 			if r.Regex, err = asString(v); err == "" {
-				if _, e := regexp.Compile(r.Regex); e != nil {
-					err = "invalid regex: " + regexErrText(e)
+				var re *syntax.Regexp
+				if re, err = parseBoundedRegex("regex", r.Regex); err == "" {
+					err = emptyMatchProblem(re)
 				}
 			}
 		case "path":
 			if r.Path, err = asString(v); err == "" {
-				if _, e := regexp.Compile(r.Path); e != nil {
-					err = "invalid path regex: " + regexErrText(e)
-				}
+				_, err = parseBoundedRegex("path regex", r.Path)
 			}
 		case "secretgroup":
 			r.SecretGroup, err = asInt(v)
@@ -351,8 +473,8 @@ func (d *document) rule(i int, t map[string]any) error {
 			return fail(lk, fmt.Sprintf("unknown key %q", k))
 		}
 		if err != "" {
-			if strings.HasPrefix(err, "invalid") {
-				return fail(lk, err)
+			if (lk == "regex" || lk == "path") && !strings.HasPrefix(err, "expected") {
+				return fail(lk, err) // the problem names the key
 			}
 			return fail(lk, k+": "+err)
 		}

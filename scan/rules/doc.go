@@ -33,6 +33,70 @@
 // own config/gitleaks.toml parses unchanged (see
 // TestParseAcceptsGitleaksDefaultConfig).
 //
+// What a config names but the rules lack is a Warning in
+// Config.Warnings, never an error and never silent, since a config
+// written for gitleaks' default rules meets this package's (a different
+// set) when it extends them: a disabledRules id the extended config does
+// not have; a targetRules id no rule has (gitleaks makes this an error;
+// the allowlist still applies to the rules that exist); a rule that only
+// amends a base rule (no regex, no path) that the base lacks, which is
+// dropped; and, in a config that extends another, a rule that requires
+// a rule the config lacks, which could never report and is dropped (in a
+// config that extends nothing, that stays an error, as in gitleaks).
+// Each warning names the file, the line and the ids; the caller prints
+// them.
+//
+// # Untrusted configs
+//
+// A scan reads the scanned tree's own .gitleaks.toml unasked (Find does,
+// as gitleaks does), so whoever can add a file to a repository, a pull
+// request for one, chooses that config. Everything that reads a config
+// therefore treats it as hostile input and fails with a clear
+// ConfigError, in bounded time and memory:
+//
+//   - Only regular files are read, checked before the open (which for a
+//     FIFO would wait for a writer forever) and on the open file; a FIFO,
+//     a device such as /dev/zero or a directory is an error. Find no longer
+//     falls back to the built-in rules when .gitleaks.toml exists but is
+//     not a file.
+//   - A config file, and Parse's data, may have at most 1 MiB (ten times
+//     gitleaks' own 98 KB config), and at most 4,096 rules and 4,096
+//     allowlists once extended (about twenty times gitleaks' 222 rules),
+//     since a scan's time grows with both. A config at these limits parses
+//     and compiles in a third of a second, allocating 120 MB
+//     (BenchmarkHostileConfig).
+//   - Before the TOML decoder runs, a linear scan of the bytes (nesting.go)
+//     refuses text nested more than 32 levels deep. The decoder's cost
+//     grows with the square of the depth: 16 KB of nested inline tables
+//     took it 22 s and 1.8 GiB, 8 KB of dotted key 2.9 s and 640 MiB. The
+//     scan lexes strings and comments as TOML does, and FuzzConfig checks
+//     that it never counts less than the decoder builds.
+//   - An [extend] path is relative to the config that names it. A config
+//     that Find found in the tree (Origin FoundInTree) may extend only
+//     files inside that tree: the path may not climb out, an absolute path
+//     must lead into the tree, and no symbolic link on the way may lead
+//     out (links are resolved and checked, then the file is opened through
+//     an os.Root, which refuses a link changed in between). A config the
+//     caller named (LoadFile, Parse; Origin Explicit) may extend any
+//     file. Chains longer than two links, cycles included, are errors.
+//   - A regex (a rule's, a path's, an allowlist's, and an allowlist's
+//     patterns joined) is refused before any engine compiles it if it is
+//     longer than 32 KiB or compiles to more than about 50,000
+//     instructions (regexsize.go). Its size is estimated from the syntax
+//     tree in UTF-8 byte ranges, as RE2 builds it, because a short regex
+//     can be huge: `\pL{1000}` is 1.2 million RE2 instructions, and RE2
+//     prints "DFA out of memory" to standard error for it. The estimate is
+//     within a factor of two of RE2's count on every rule of the built-in
+//     set and gitleaks' (found by bisecting go-re2's memory limit); the
+//     largest of them estimates at 18,000.
+//   - A rule regex that can match the empty string (`a*`, `x?`, `key|`,
+//     `\b`) is an error. gitleaks reports an empty finding at every
+//     position where such a regex matches empty (16 findings for `a*` in a
+//     17-byte file) and scans every byte for it; no rule of the built-in
+//     set or of gitleaks' can match empty.
+//
+// Config.Origin tells a caller which kind of config it got, to say so.
+//
 // # Matching
 //
 // Compile turns a Config into a Detector, immutable and safe for

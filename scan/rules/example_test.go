@@ -101,3 +101,23 @@ func ExampleFind() {
 	fmt.Printf("path %q, title %q\n", used, cfg.Title)
 	// Output: path "", title "spindle built-in rules"
 }
+
+// A config written for gitleaks' default rules may name rules the
+// built-in set lacks: a warning, not an error, which the caller shows.
+func ExampleParse_warnings() {
+	cfg, err := rules.Parse([]byte(`
+[extend]
+useDefault = true
+disabledRules = ["acme-legacy-token"]
+`), "team.toml")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(cfg.Origin)
+	for _, w := range cfg.Warnings {
+		fmt.Println(w)
+	}
+	// Output:
+	// given explicitly
+	// rules: team.toml:4: extend.disabledRules: not in the built-in rules, ignored: "acme-legacy-token"
+}
