@@ -241,6 +241,11 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 	if err != nil {
 		return exitWith(exitError, err)
 	}
+	if !o.quiet {
+		for _, w := range cfg.Warnings {
+			con.Print(fmt.Sprintf("spindle: warning: %s\n", w))
+		}
+	}
 	det, err := rules.Compile(cfg)
 	if err != nil {
 		return exitWith(exitError, err)
