@@ -64,7 +64,25 @@ func (e *engine) run(ctx context.Context, roots []source) (Stats, error) {
 	if err != nil {
 		return st, fmt.Errorf("scan: %w", err)
 	}
-	return st, e.failure()
+	if err := e.failure(); err != nil {
+		return st, err
+	}
+	if st.Files == 0 && st.Members == 0 && st.Lost > 0 {
+		return st, ErrNothingRead
+	}
+	return st, nil
+}
+
+// lostData classifies a warning (see Warning): noise is what leaves no
+// data unscanned.
+func lostData(op string, err error) bool {
+	switch {
+	case errors.Is(err, ErrNoise), errors.Is(err, ErrNotRegular), errors.Is(err, ErrSymlinkLoop):
+		return false
+	case op == "follow", op == "parse":
+		return false // a dangling link or a loop has no content; a bad ignore pattern scans more
+	}
+	return true
 }
 
 // engine is the state of one Scan call.
@@ -94,6 +112,7 @@ type engine struct {
 	err error // why the scan stopped early; first one wins
 
 	warnings atomic.Int64
+	lost     atomic.Int64 // warnings that lost data
 	findings atomic.Int64
 	known    atomic.Int64 // findings in the baseline, not reported
 	ignored  atomic.Int64 // findings whose fingerprint an ignore list holds
@@ -269,8 +288,11 @@ func (e *engine) failure() error {
 
 // warn reports a problem that does not stop the scan, unless FailFast.
 func (e *engine) warn(path, op string, err error) {
-	wn := Warning{Path: path, Op: op, Err: err}
+	wn := Warning{Path: path, Op: op, Err: err, Lost: lostData(op, err)}
 	e.warnings.Add(1)
+	if wn.Lost {
+		e.lost.Add(1)
+	}
 	if p := e.s.Progress; p != nil {
 		p.Warnings.Add(1)
 	}
@@ -326,6 +348,8 @@ func (e *engine) stats(m spindle.Metrics, d time.Duration) Stats {
 	st := Stats{
 		Skipped:  make(map[string]int64),
 		Warnings: e.warnings.Load(),
+		Lost:     e.lost.Load(),
+		Noise:    e.warnings.Load() - e.lost.Load(),
 		Findings: e.findings.Load(),
 		Known:    e.known.Load(),
 		Ignored:  e.ignored.Load(),

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -125,10 +126,21 @@ type Known interface {
 // An archive warning has Op "archive", the archive's or the member's full
 // name as Path ("a.tar.gz!inner.zip"), and an Err that unwraps to an
 // *archive.BudgetError or an *archive.FormatError.
+//
+// Warnings come in two classes. Lost says data went unscanned: a file or
+// directory that could not be read, an archive budget hit, a member
+// encrypted or compressed with an unsupported method, a truncated archive
+// that may have hidden members, a missing object in a repository. The
+// others are noise: nothing that holds data was left unscanned (a
+// dangling link, a symlink loop, a FIFO met while walking, an ignore
+// pattern that does not compile, a corrupt archive with no members to
+// lose). A CI gate fails on lost data (the command's --strict) and may
+// ignore noise.
 type Warning struct {
 	Path string // the file, directory or archive member concerned
 	Op   string // what failed: "open", "read", "readdir", "stat", "follow", "archive", ...
 	Err  error
+	Lost bool // data went unscanned (see above)
 }
 
 func (w Warning) Error() string { return fmt.Sprintf("scan: %s %s: %v", w.Op, w.Path, w.Err) }
@@ -168,7 +180,9 @@ type Stats struct {
 	Members  int64            // archive members scanned, at every depth
 	Bytes    int64            // bytes scanned, each byte once (overlap not counted); decoded bytes for archive members
 	Skipped  map[string]int64 // files and directories skipped, by reason (Skip*)
-	Warnings int64
+	Warnings int64 // Lost + Noise
+	Lost     int64 // warnings that left data unscanned
+	Noise    int64 // warnings that did not
 	Findings int64 // reported
 	Known    int64 // found, and in Options.Baseline: not reported
 	Ignored  int64 // found, and suppressed by a fingerprint: not reported
@@ -208,6 +222,15 @@ type Progress struct {
 	Warnings   atomic.Int64
 	Done       atomic.Bool // set when Scan returns
 }
+
+// ErrNothingRead is returned by a scan that read nothing at all and lost
+// data: every path unreadable, say. A CI job must not take it for a clean
+// scan.
+var ErrNothingRead = errors.New("scan: nothing could be read")
+
+// ErrNoise marks a warning's error as noise (see Warning): a Source's
+// Batch.Warn with an error that wraps it is not lost data.
+var ErrNoise = errors.New("nothing was lost")
 
 // settings are Options with defaults applied and the geometry derived.
 type settings struct {

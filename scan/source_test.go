@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -236,3 +237,31 @@ func TestBaselineAndExcludeAreLibraryPolicy(t *testing.T) {
 type knownSet map[string]bool
 
 func (k knownSet) Contains(f report.Finding) bool { return k[f.File+"\x00"+f.Secret] }
+
+// A scan that could read nothing and lost data says so: a CI gate must not
+// read it as clean. One that lost only noise, or had nothing to read, is
+// fine.
+func TestNothingReadIsAnError(t *testing.T) {
+	failing := &openFailSource{err: errors.New("permission denied")}
+	st, err := ScanSources(context.Background(), Options{Detector: newFake()}, failing)
+	if !errors.Is(err, ErrNothingRead) || st.Lost != 2 || st.Noise != 0 {
+		t.Errorf("err %v, lost %d noise %d: want ErrNothingRead and 2 lost", err, st.Lost, st.Noise)
+	}
+	noisy := &openFailSource{err: fmt.Errorf("odd: %w", ErrNoise)}
+	if st, err := ScanSources(context.Background(), Options{Detector: newFake()}, noisy); err != nil || st.Noise != 2 || st.Lost != 0 {
+		t.Errorf("noise only: err %v, lost %d noise %d", err, st.Lost, st.Noise)
+	}
+	if _, err := Scan(context.Background(), Options{Detector: newFake()}, t.TempDir()); err != nil {
+		t.Errorf("an empty directory: %v", err)
+	}
+}
+
+// openFailSource lists two objects that cannot be opened.
+type openFailSource struct{ err error }
+
+func (s *openFailSource) Enumerate(_ context.Context, b *Batch) (bool, error) {
+	for _, n := range []string{"a", "b"} {
+		b.Add(Object{Name: n, Size: -1, Open: func() (io.ReadCloser, error) { return nil, s.err }})
+	}
+	return false, nil
+}

@@ -39,6 +39,7 @@ type scanOptions struct {
 	color          string
 	exitCode       int
 	strict         bool
+	verbose        bool
 	stdinName      string
 }
 
@@ -61,8 +62,14 @@ scanned.
 
 Exit status: 0 no findings, 1 findings (see --exit-code), 2 an error: a bad
 flag, an unreadable or invalid config or baseline, a PATH that does not exist,
-a failed write; with --strict, also a warning (an unreadable file, a broken
-archive). 130 when interrupted.`
+a failed write, nothing readable at all; with --strict, also a warning that
+lost data (an unreadable file, an archive budget hit, a truncated archive).
+130 when interrupted.
+
+Warnings are printed as they come; after the first few of one kind (the
+same operation and cause), the rest are counted and summed up at the end
+(-v prints them all, -q none). The summary counts both classes: lost data,
+and noise such as a dangling link or a corrupt archive with nothing to lose.`
 
 const scanExamples = `  spindle scan                                 # the current directory
   spindle scan --gitignore src/ deploy/        # skip what .gitignore excludes
@@ -110,7 +117,8 @@ func addReportFlags(c *cobra.Command, o *scanOptions) {
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line and no summary; warnings and errors still print")
 	f.StringVar(&o.color, "color", "auto", "colour the text report `WHEN`: auto (on a terminal, unless NO_COLOR is set), always, never")
 	f.IntVar(&o.exitCode, "exit-code", exitFindings, "exit status `N` when there are findings")
-	f.BoolVar(&o.strict, "strict", false, "exit 2 if there were warnings (unreadable files, broken archives)")
+	f.BoolVar(&o.strict, "strict", false, "exit 2 if data went unscanned (an unreadable file, an archive budget hit, a truncated archive)")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every warning (by default, after a few of one kind the rest are counted)")
 
 	c.MarkFlagFilename("config", "toml")
 	c.MarkFlagFilename("output")
@@ -290,6 +298,7 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 	ctx, cancel := context.WithCancelCause(c.Context())
 	defer cancel(nil)
 	var writeErr error
+	warns := newWarnPrinter(con, o.quiet, o.verbose)
 	depth := o.archiveDepth
 	if depth == 0 {
 		depth = scan.NoArchives
@@ -312,9 +321,7 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 				cancel(err)
 			}
 		},
-		OnWarning: func(wn scan.Warning) {
-			con.Print(fmt.Sprintf("spindle: warning: %s\n", warningText(wn)))
-		},
+		OnWarning: warns.print,
 	}
 	st, scanErr := job.run(ctx, opts)
 	reported := st.Findings
@@ -333,6 +340,7 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 		return exitWith(exitError, fmt.Errorf("scan: write report: %w", closeErr))
 	}
 
+	warns.flush()
 	if !o.quiet {
 		sum := report.Summary{
 			Files:    st.Files,
@@ -348,8 +356,8 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 		}
 	}
 	switch {
-	case o.strict && st.Warnings > 0:
-		return exitWith(exitError, fmt.Errorf("failing on %s (--strict)", plural(st.Warnings, "warning", "warnings")))
+	case o.strict && st.Lost > 0:
+		return exitWith(exitError, fmt.Errorf("failing on %s that lost data (--strict)", plural(st.Lost, "warning", "warnings")))
 	case reported > 0:
 		return exitWith(o.exitCode, nil)
 	}
@@ -383,18 +391,6 @@ func ruleMeta(infos []rules.RuleInfo) []report.RuleMeta {
 		out[i] = report.RuleMeta{ID: r.ID, Description: r.Description, Tags: r.Tags}
 	}
 	return out
-}
-
-// warningText is a warning as one line: the path, what failed, why. An
-// *fs.PathError repeats the path and names a system call; only its cause is
-// kept.
-func warningText(w scan.Warning) string {
-	err := w.Err
-	var pe *fs.PathError
-	if errors.As(err, &pe) && pe.Path == w.Path {
-		err = pe.Err
-	}
-	return fmt.Sprintf("%s: %s: %v", w.Path, w.Op, err)
 }
 
 // console serialises writes to standard error between the progress line

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -124,5 +128,50 @@ func TestGitCommand(t *testing.T) {
 	}
 	if r := invoke(t, t.TempDir(), "git"); r.code != 2 || !strings.Contains(r.stderr, "not a git repository") {
 		t.Errorf("outside a repository: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+// TestWarningsClassesAndStrict: --strict fails on lost data only; a path
+// that cannot be read at all is exit 2 without --strict; repeated
+// warnings collapse unless -v.
+func TestWarningsClassesAndStrict(t *testing.T) {
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(bytes.Repeat([]byte("some text to compress\n"), 5000))
+	zw.Close()
+	files := map[string]string{".gitleaks.toml": testRules, "ok.txt": "k=" + token(1) + "\n"}
+	for i := range 8 {
+		files[fmt.Sprintf("broken%d.gz", i)] = string(gz.Bytes()[:gz.Len()/2]) // truncated: lost data
+	}
+	files["links/ok.txt"] = "k=" + token(2) + "\n"
+	writeTree(t, dir, files)
+	os.Symlink("missing", filepath.Join(dir, "links", "dangling"))
+
+	noise := invoke(t, dir, "scan", "-c", ".gitleaks.toml", "--strict", "--follow-symlinks", "links")
+	if noise.code != 1 || !strings.Contains(noise.stderr, "dangling") {
+		t.Errorf("noise only: exit %d, want 1 (a finding)\n%s", noise.code, noise.stderr)
+	}
+	lost := invoke(t, dir, "scan", "--strict", ".")
+	if lost.code != 2 || !strings.Contains(lost.stderr, "lost data (--strict)") {
+		t.Errorf("lost data: exit %d, want 2\n%s", lost.code, lost.stderr)
+	}
+	if n := strings.Count(lost.stderr, "spindle: warning: broken"); n != warnRepeat || !strings.Contains(lost.stderr, "3 warnings more like that") {
+		t.Errorf("%d broken-archive warnings printed, want %d and a count of the rest\n%s", n, warnRepeat, lost.stderr)
+	}
+	if v := invoke(t, dir, "scan", "-v", "."); strings.Count(v.stderr, "spindle: warning: broken") != 8 {
+		t.Errorf("-v: want all 8 warnings\n%s", v.stderr)
+	}
+	if q := invoke(t, dir, "scan", "-q", "."); strings.Contains(q.stderr, "warning") {
+		t.Errorf("-q printed warnings\n%s", q.stderr)
+	}
+	// Nothing readable at all: exit 2 whatever the flags. (Root reads
+	// every file, so only another user can make one unreadable here.)
+	if os.Geteuid() != 0 {
+		locked := filepath.Join(dir, "locked.txt")
+		os.WriteFile(locked, []byte("k="+token(3)), 0)
+		if r := invoke(t, dir, "scan", "locked.txt"); r.code != 2 || !strings.Contains(r.stderr, "nothing could be read") {
+			t.Errorf("nothing readable: exit %d\n%s", r.code, r.stderr)
+		}
 	}
 }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/spindle-go/spindle/scan"
+)
+
+// warnRepeat is how many warnings of one kind are printed before the rest
+// of that kind are only counted: a module cache can hold thousands of
+// corrupt fuzz corpora, and a page of identical lines hides the one that
+// matters.
+const warnRepeat = 5
+
+// warnPrinter prints a scan's warnings: all with -v, none with -q, and
+// otherwise the first few of each kind (operation and cause), the rest
+// counted and summed up by flush. The engine serialises its calls.
+type warnPrinter struct {
+	con            *console
+	quiet, verbose bool
+	seen           map[string]int // kind -> warnings seen
+}
+
+func newWarnPrinter(con *console, quiet, verbose bool) *warnPrinter {
+	return &warnPrinter{con: con, quiet: quiet, verbose: verbose, seen: map[string]int{}}
+}
+
+func (p *warnPrinter) print(w scan.Warning) {
+	if p.quiet {
+		return
+	}
+	kind := w.Op + ": " + warningCause(w)
+	p.seen[kind]++
+	if p.verbose || p.seen[kind] <= warnRepeat {
+		p.con.Print(fmt.Sprintf("spindle: warning: %s\n", warningText(w)))
+	}
+}
+
+// flush prints, for each kind that passed warnRepeat, how many more there
+// were.
+func (p *warnPrinter) flush() {
+	if p.quiet || p.verbose {
+		return
+	}
+	for _, kind := range slices.Sorted(maps.Keys(p.seen)) {
+		if n := p.seen[kind] - warnRepeat; n > 0 {
+			p.con.Print(fmt.Sprintf("spindle: warning: %s more like that: %s (-v prints them all)\n", plural(int64(n), "warning", "warnings"), kind))
+		}
+	}
+}
+
+// warningText is a warning as one line: the path, what failed, why.
+func warningText(w scan.Warning) string {
+	return fmt.Sprintf("%s: %s: %s", w.Path, w.Op, warningCause(w))
+}
+
+// warningCause is why a warning happened, without the path: an
+// *fs.PathError repeats the path (as opened, which the warning's name may
+// shorten) and names a system call; only its cause is kept.
+func warningCause(w scan.Warning) string {
+	err := w.Err
+	var pe *fs.PathError
+	if errors.As(err, &pe) && strings.HasSuffix(pe.Path, w.Path) {
+		err = pe.Err
+	}
+	return err.Error()
+}
