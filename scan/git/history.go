@@ -26,6 +26,7 @@ type history struct {
 	// candidates are the blobs with findings in phase 1. Written by the
 	// engine's Found callbacks, which are serialised.
 	candidates map[oid]bool
+	lost       int64 // warnings of the history itself (see warn)
 }
 
 // blobReader opens a blob by id.
@@ -59,11 +60,12 @@ func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (S
 	if err := r.ignoreFile(&sopts); err != nil {
 		return st, err
 	}
-	if r.shallow() {
-		st.Shallow = true
-		warn(sopts, path, "history", ErrShallow)
-	}
+	shallow := r.shallow()
+	st.Shallow = shallow
 	h := &history{repo: r, candidates: map[oid]bool{}}
+	if shallow {
+		h.warn(sopts, path, "history", ErrShallow)
+	}
 
 	start := time.Now()
 	if err := h.list(opts, sopts); err != nil {
@@ -89,13 +91,17 @@ func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (S
 	p2, err := h.attribute(ctx, sopts)
 	st.Attribute = time.Since(start)
 	st.Stats = merge(p1, p2)
+	st.Warnings += h.lost
+	st.Lost += h.lost
 	return st, err
 }
 
-// warn passes a warning to the user's callback.
-func warn(opts scan.Options, path, op string, err error) {
+// warn passes a warning of the history itself (not of one object) to the
+// user's callback and counts it: each loses data (history not scanned).
+func (h *history) warn(opts scan.Options, path, op string, err error) {
+	h.lost++
 	if opts.OnWarning != nil {
-		opts.OnWarning(scan.Warning{Path: path, Op: op, Err: err})
+		opts.OnWarning(scan.Warning{Path: path, Op: op, Err: err, Lost: true})
 	}
 }
 
@@ -143,7 +149,7 @@ func (h *history) list(opts Options, sopts scan.Options) error {
 	case werr != nil:
 		// Part of the history was listed before git stopped (a missing
 		// commit or tree): scan what was listed, and say what is lost.
-		warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git log stopped early, history after it is not scanned: %s", firstLine(stderr.String(), werr)))
+		h.warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git log stopped early, history after it is not scanned: %s", firstLine(stderr.String(), werr)))
 	case perr != nil:
 		return perr
 	}
@@ -345,7 +351,7 @@ func (h *history) attributeWith(ctx context.Context, sopts scan.Options, args []
 	case serr != nil:
 		return st, serr
 	case werr != nil && ctx.Err() == nil:
-		warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git %s: %s", args[0], firstLine(stderr.String(), werr)))
+		h.warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git %s: %s", args[0], firstLine(stderr.String(), werr)))
 	}
 	return st, nil
 }
@@ -428,6 +434,8 @@ func merge(p1, p2 scan.Stats) scan.Stats {
 	st := p1
 	st.Findings, st.Known, st.Ignored = p2.Findings, p2.Known, p2.Ignored
 	st.Warnings += p2.Warnings
+	st.Lost += p2.Lost
+	st.Noise += p2.Noise
 	st.Duration += p2.Duration
 	return st
 }

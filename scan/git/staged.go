@@ -78,6 +78,8 @@ func scanDiff(ctx context.Context, path string, sopts scan.Options, staged bool)
 	p2, err := h.attributeWith(ctx, sopts, append(diff, "-U0", "--src-prefix=a/", "--dst-prefix=b/"), nil)
 	st.Attribute = time.Since(start)
 	st.Stats = merge(p1, p2)
+	st.Warnings += h.lost
+	st.Lost += h.lost
 	return st, err
 }
 
