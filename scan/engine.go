@@ -210,10 +210,11 @@ const (
 	skipUnsupported
 	skipExcluded
 	skipDuplicate
+	skipShard
 	numSkips
 )
 
-var skipNames = [numSkips]string{SkipBinary, SkipSize, SkipIgnored, SkipAllowlist, SkipSymlink, SkipSpecial, SkipGit, SkipBudget, SkipUnsupported, SkipExcluded, SkipDuplicate}
+var skipNames = [numSkips]string{SkipBinary, SkipSize, SkipIgnored, SkipAllowlist, SkipSymlink, SkipSpecial, SkipGit, SkipBudget, SkipUnsupported, SkipExcluded, SkipDuplicate, SkipShard}
 
 func (e *engine) newWorker(int) *workerState {
 	ws := &workerState{

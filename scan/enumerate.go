@@ -56,9 +56,12 @@ func (e *engine) enumerate(w *worker, j *enumJob) {
 			return
 		}
 		o := j.l.objs[0]
-		if !o.listed && e.skipsPath(w, o.name) {
+		switch {
+		case !e.s.Shard.Takes(o.name):
+			w.Scratch.c.skipped[skipShard]++
+		case !o.listed && e.skipsPath(w, o.name):
 			w.Scratch.c.skipped[skipAllowlist]++
-		} else if !e.admit(w, j, o) {
+		case !e.admit(w, j, o):
 			if e.front.park(j) {
 				w.Scratch.c.backpressure++
 				return

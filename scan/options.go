@@ -3,6 +3,9 @@ package scan
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -85,6 +88,13 @@ type Options struct {
 	// are counted in Stats.Known and not reported. *report.Baseline
 	// implements it.
 	Baseline Known
+	// Shard splits the work between processes that share nothing (a
+	// Kubernetes Indexed Job, a CI matrix): this scan takes the objects
+	// whose shard, a hash of the object's name (relative to its root,
+	// so the same on every machine) modulo Shard.Count, is Shard.Index.
+	// The zero value scans everything. The union of the Count scans'
+	// findings is exactly the whole scan's.
+	Shard Shard
 	// Exclude names files never to scan, compared by absolute path: the
 	// report being written into the tree, the baseline, the config. A
 	// report written into the tree it describes holds every secret found;
@@ -101,6 +111,34 @@ type Options struct {
 	// Progress, if set, is updated while the scan runs; poll it from any
 	// goroutine.
 	Progress *Progress
+}
+
+// Shard is one part of a scan split Count ways (see Options.Shard).
+type Shard struct {
+	Index, Count int // 0 <= Index < Count
+}
+
+// Takes reports whether the shard takes an object with this key (its
+// name, or for a history scan its blob id); every key belongs to exactly
+// one shard of Count. A zero Shard takes everything.
+func (s Shard) Takes(key string) bool {
+	if s.Count <= 1 {
+		return true
+	}
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return h.Sum64()%uint64(s.Count) == uint64(s.Index)
+}
+
+// ParseShard parses "i/n" (0 <= i < n), as --shard takes it.
+func ParseShard(s string) (Shard, error) {
+	i, n, ok := strings.Cut(s, "/")
+	idx, err1 := strconv.Atoi(i)
+	cnt, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || cnt < 1 || idx < 0 || idx >= cnt || cnt > 1<<20 {
+		return Shard{}, fmt.Errorf("shard %q: want INDEX/COUNT with 0 <= INDEX < COUNT <= 1048576 (INDEX counts from 0, as JOB_COMPLETION_INDEX does)", s)
+	}
+	return Shard{Index: idx, Count: cnt}, nil
 }
 
 // NoArchives is the ArchiveDepth that turns archives off.
@@ -170,6 +208,8 @@ const (
 	// SkipDuplicate counts paths given to Scan more than once, or inside
 	// another directory given.
 	SkipDuplicate = "duplicate"
+	// SkipShard counts objects another shard takes (Options.Shard).
+	SkipShard = "other-shard"
 )
 
 // Stats describe a finished scan.

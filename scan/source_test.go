@@ -265,3 +265,55 @@ func (s *openFailSource) Enumerate(_ context.Context, b *Batch) (bool, error) {
 	}
 	return false, nil
 }
+
+// Sharding a tree by name splits the work without changing what is
+// found: n shards' findings, together, are the whole scan's, each once,
+// archives included (a member goes with its archive).
+func TestShardsCoverTheTreeExactly(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 200 {
+		files[fmt.Sprintf("d%d/f%d.txt", i%13, i)] = strings.Repeat("x\n", i) + secret(i)
+	}
+	var tgz bytes.Buffer
+	gz := gzip.NewWriter(&tgz)
+	tw := tar.NewWriter(gz)
+	for i := range 5 {
+		body := "k=" + secret(1000+i)
+		tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("m%d.txt", i), Mode: 0o600, Size: int64(len(body))})
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	gz.Close()
+	files["bundle.tgz"] = tgz.String()
+	writeTree(t, dir, files)
+	whole, _, _, err := collect(t, Options{Detector: newFake()}, dir)
+	if err != nil || len(whole) != 205 {
+		t.Fatalf("whole scan: %d findings, %v", len(whole), err)
+	}
+	for _, n := range []int{1, 2, 3, 7} {
+		var union []key
+		for i := range n {
+			found, _, st, err := collect(t, Options{Detector: newFake(), Shard: Shard{Index: i, Count: n}}, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n > 1 && st.Skipped[SkipShard] == 0 {
+				t.Errorf("shard %d/%d skipped nothing", i, n)
+			}
+			union = append(union, found...)
+		}
+		slices.SortFunc(union, compareKeys)
+		if !slices.Equal(union, whole) {
+			t.Errorf("%d shards: %d findings, the whole scan %d", n, len(union), len(whole))
+		}
+	}
+	for _, bad := range []string{"", "1", "2/2", "-1/3", "a/b", "0/0"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+	if s, err := ParseShard("3/7"); err != nil || s != (Shard{3, 7}) {
+		t.Errorf("ParseShard(3/7) = %v, %v", s, err)
+	}
+}

@@ -40,6 +40,7 @@ type scanOptions struct {
 	exitCode       int
 	strict         bool
 	verbose        bool
+	shard          string
 	stdinName      string
 }
 
@@ -119,6 +120,7 @@ func addReportFlags(c *cobra.Command, o *scanOptions) {
 	f.IntVar(&o.exitCode, "exit-code", exitFindings, "exit status `N` when there are findings")
 	f.BoolVar(&o.strict, "strict", false, "exit 2 if data went unscanned (an unreadable file, an archive budget hit, a truncated archive)")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every warning (by default, after a few of one kind the rest are counted)")
+	f.StringVar(&o.shard, "shard", "", "scan only shard `I/N` of the work (I from 0; N processes, one per shard, cover it all; see spindle merge)")
 
 	c.MarkFlagFilename("config", "toml")
 	c.MarkFlagFilename("output")
@@ -303,7 +305,14 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 	if depth == 0 {
 		depth = scan.NoArchives
 	}
+	shard := scan.Shard{}
+	if o.shard != "" {
+		if shard, err = scan.ParseShard(o.shard); err != nil {
+			return &usageError{cmd: c, err: fmt.Errorf("invalid argument for \"--shard\": %w", err)}
+		}
+	}
 	opts := scan.Options{
+		Shard:        shard,
 		Workers:      o.workers,
 		MaxFileSize:  o.maxFileSize.bytes,
 		ArchiveDepth: depth,

@@ -203,16 +203,18 @@ func (h *history) scanBlobs(ctx context.Context, sopts scan.Options) (scan.Stats
 	opts := sopts
 	opts.NoGitleaksIgnore = true // the repository's was loaded into Ignore
 	opts.Progress = nil
-	src := &blobSource{h: h, seen: make(map[oid]struct{}, len(h.changes)/2)}
+	opts.Shard = scan.Shard{} // the source shards by blob id itself
+	src := &blobSource{h: h, seen: make(map[oid]struct{}, len(h.changes)/2), shard: sopts.Shard}
 	return scan.ScanSources(ctx, opts, src)
 }
 
 // blobSource lists the distinct blobs of the changes, in the order git
 // log listed them (newest commits first), a batch at a time.
 type blobSource struct {
-	h    *history
-	next int
-	seen map[oid]struct{}
+	h     *history
+	next  int
+	seen  map[oid]struct{}
+	shard scan.Shard // blobs are split between shards by id
 }
 
 const blobBatch = 128
@@ -228,6 +230,10 @@ func (s *blobSource) Enumerate(_ context.Context, b *scan.Batch) (bool, error) {
 			continue
 		}
 		s.seen[c.new] = struct{}{}
+		if !s.shard.Takes(string(c.new[:h.hashSize])) {
+			b.Skip(scan.SkipShard)
+			continue
+		}
 		n++
 		id := c.new
 		b.Add(scan.Object{
@@ -344,6 +350,7 @@ func (h *history) attributeWith(ctx context.Context, sopts scan.Options, args []
 	opts := sopts
 	opts.NoGitleaksIgnore = true
 	opts.Progress = nil
+	opts.Shard = scan.Shard{} // the candidates are this shard's already
 	st, serr := scan.ScanSources(ctx, opts, src)
 	io.Copy(io.Discard, out)
 	werr := cmd.Wait()

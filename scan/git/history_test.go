@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/git/internal/histgen"
 	"github.com/spindle-go/spindle/scan/report"
 	"github.com/spindle-go/spindle/scan/rules"
 )
@@ -358,6 +359,49 @@ func TestStagedAndUnstaged(t *testing.T) {
 		slices.Sort(got)
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// Sharding by blob id splits the work without changing what is found: the
+// union of n shards' findings is the whole scan's, each finding in exactly
+// one shard.
+func TestShardsCoverTheHistoryExactly(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "gen.git")
+	if _, err := histgen.Generate(dir, histgen.Small); err != nil {
+		t.Fatal(err)
+	}
+	cfg := rules.Default()
+	det, err := rules.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(s scan.Shard) []string {
+		var mu sync.Mutex
+		var fps []string
+		_, err := Scan(context.Background(), dir, Options{}, scan.Options{Detector: scan.Rules(det), Shard: s,
+			OnFinding: func(f report.Finding) { mu.Lock(); fps = append(fps, f.Fingerprint); mu.Unlock() }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fps
+	}
+	whole := run(scan.Shard{})
+	slices.Sort(whole)
+	if len(whole) == 0 {
+		t.Fatal("the generated history has no findings")
+	}
+	for _, n := range []int{1, 2, 3, 7} {
+		var union []string
+		for i := range n {
+			union = append(union, run(scan.Shard{Index: i, Count: n})...)
+		}
+		slices.Sort(union)
+		if !slices.Equal(union, whole) {
+			t.Errorf("%d shards: %d findings, the whole scan %d", n, len(union), len(whole))
 		}
 	}
 }
