@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"runtime"
 	"strconv"
 	"strings"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -220,12 +220,12 @@ type Stats struct {
 	Members  int64            // archive members scanned, at every depth
 	Bytes    int64            // bytes scanned, each byte once (overlap not counted); decoded bytes for archive members
 	Skipped  map[string]int64 // files and directories skipped, by reason (Skip*)
-	Warnings int64 // Lost + Noise
-	Lost     int64 // warnings that left data unscanned
-	Noise    int64 // warnings that did not
-	Findings int64 // reported
-	Known    int64 // found, and in Options.Baseline: not reported
-	Ignored  int64 // found, and suppressed by a fingerprint: not reported
+	Warnings int64            // Lost + Noise
+	Lost     int64            // warnings that left data unscanned
+	Noise    int64            // warnings that did not
+	Findings int64            // reported
+	Known    int64            // found, and in Options.Baseline: not reported
+	Ignored  int64            // found, and suppressed by a fingerprint: not reported
 	Duration time.Duration
 	Phases   Phases          // per task kind
 	Executor spindle.Metrics // the executor's own counters
