@@ -23,10 +23,16 @@ const (
 	exitFindings    = 1   // findings reported (--exit-code changes it)
 	exitError       = 2   // bad flag, bad config or rule, unreadable input, I/O error; --strict warnings
 	exitInterrupted = 130 // SIGINT or SIGTERM: 128 + SIGINT, as shells report it
+	exitBrokenPipe  = 141 // the report's reader went away (spindle scan | head): 128 + SIGPIPE
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A reader that goes away (spindle scan | head -1) must not kill the
+	// process mid-scan: that would leave temporary files behind. With
+	// SIGPIPE asked for, a write to the closed pipe fails with EPIPE
+	// instead, and the scan stops and cleans up as it does on SIGINT.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	env := newEnv(os.Stdin, os.Stdout, os.Stderr)
 	code := run(ctx, env, os.Args[1:])
 	stop()

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,15 @@ import (
 	"github.com/spindle-go/spindle/scan"
 	"github.com/spindle-go/spindle/scan/report"
 	"github.com/spindle-go/spindle/scan/rules"
+)
+
+// Ranges of the numeric flags. More workers than cores buys nothing; each
+// costs a chunk buffer and a goroutine, and a mistyped -j 2147483647 must
+// be an error, not an out-of-memory crash. Archives nested deeper than 16
+// are bombs, not releases.
+const (
+	maxWorkers      = 1024
+	maxArchiveDepth = 16
 )
 
 // scanOptions are the scan command's flags.
@@ -149,10 +159,10 @@ func (o *scanOptions) check() (report.Format, error) {
 		return "", fmt.Errorf("invalid argument %q for \"-f, --format\": want one of %s", o.format, strings.Join(report.Formats(), ", "))
 	}
 	switch {
-	case o.workers < 1:
-		return "", fmt.Errorf("invalid argument %d for \"-j, --workers\": want at least 1", o.workers)
-	case o.archiveDepth < 0:
-		return "", fmt.Errorf("invalid argument %d for \"--archive-depth\": want 0 (off) or more", o.archiveDepth)
+	case o.workers < 1 || o.workers > maxWorkers:
+		return "", fmt.Errorf("invalid argument %d for \"-j, --workers\": want 1 to %d", o.workers, maxWorkers)
+	case o.archiveDepth < 0 || o.archiveDepth > maxArchiveDepth:
+		return "", fmt.Errorf("invalid argument %d for \"--archive-depth\": want 0 (off) to %d", o.archiveDepth, maxArchiveDepth)
 	case o.redact < 0 || o.redact > 100:
 		return "", fmt.Errorf("invalid argument %d for \"--redact\": want a percentage, 0 to 100", o.redact)
 	case o.exitCode < 0 || o.exitCode > 125:
@@ -339,6 +349,8 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 	con.stop()
 
 	switch {
+	case errors.Is(writeErr, syscall.EPIPE) || errors.Is(closeErr, syscall.EPIPE):
+		return exitWith(exitBrokenPipe, nil) // nobody is reading: nothing to say
 	case writeErr != nil:
 		return exitWith(exitError, fmt.Errorf("scan: write report: %w", writeErr))
 	case scanErr != nil && errors.Is(scanErr, context.Canceled) && c.Context().Err() != nil:
