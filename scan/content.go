@@ -28,6 +28,9 @@ import (
 // knownBinary reports whether head, an object's first bytes, starts with
 // the magic number of a non-text format, and which.
 func knownBinary(head []byte) (kind string, ok bool) {
+	if plainText(head) {
+		return "", false
+	}
 	t, err := filetype.Match(head)
 	if err != nil || t == types.Unknown {
 		return "", false
@@ -43,6 +46,23 @@ func knownBinary(head []byte) (kind string, ok bool) {
 		return t.Extension, true
 	}
 	return "", false
+}
+
+// magicSpan is how far into a file the magic numbers filetype knows lie.
+const magicSpan = 262
+
+// plainText reports whether head's first magicSpan bytes are printable
+// ASCII and the usual white space: no binary format's magic number (nor
+// the binary fields that follow one) looks like that, so filetype need not
+// try its hundred matchers, which cost more per file than scanning a small
+// source file does.
+func plainText(head []byte) bool {
+	for _, b := range head[:min(len(head), magicSpan)] {
+		if b >= 0x7f || b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f' {
+			return false
+		}
+	}
+	return true
 }
 
 // textEncoding returns the decoder for head if it is UTF-16 or UTF-32

@@ -116,7 +116,8 @@ func (p *logParser) parse() error {
 	}
 }
 
-// field reads one NUL-terminated field.
+// field reads one NUL-terminated field. The slice is valid only until the
+// next read: it points into the reader's buffer.
 func (p *logParser) field() ([]byte, error) {
 	b, err := p.r.ReadSlice(0)
 	if err == bufio.ErrBufferFull {
@@ -145,7 +146,7 @@ func (p *logParser) header() error {
 		if err != nil {
 			return err
 		}
-		f[i] = b
+		f[i] = bytes.Clone(b) // the next field's read may reuse the buffer
 	}
 	id, ok := parseOID(f[0])
 	if !ok {
@@ -195,7 +196,7 @@ func (p *logParser) entry() error {
 	}
 	newID, ok1 := parseOID(parts[2*colons+1])
 	oldID, ok2 := parseOID(parts[colons+1])
-	status := parts[2*colons+2]
+	status := string(parts[2*colons+2]) // copied: the next read may reuse the buffer
 	if !ok1 || !ok2 || len(status) == 0 {
 		return fmt.Errorf("%w: raw entry %q", errLogFormat, meta)
 	}
@@ -214,13 +215,11 @@ func (p *logParser) entry() error {
 		ch.status, ch.old = 'X', oid{}
 	}
 	if ch.status == 'R' || ch.status == 'C' {
-		newPath, err := p.field()
-		if err != nil {
+		ch.oldPath = p.intern(p.paths, path) // interned (copied) before the next read
+		if path, err = p.field(); err != nil {
 			return err
 		}
-		ch.oldPath = p.intern(p.paths, path)
-		path = newPath
-		ch.pure = string(status[1:]) == "100" && oldID == newID
+		ch.pure = status[1:] == "100" && oldID == newID
 	}
 	ch.path = p.intern(p.paths, path)
 	p.changes = append(p.changes, ch)

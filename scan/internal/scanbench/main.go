@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/git"
 	"github.com/spindle-go/spindle/scan/report"
 	"github.com/spindle-go/spindle/scan/rules"
 )
@@ -26,6 +27,7 @@ func main() {
 	repeat := flag.Int("n", 1, "repeat the scan n times (for profiles)")
 	null := flag.Bool("null", false, "a detector that finds nothing: measures the engine alone")
 	archives := flag.Int("archives", scan.NoArchives, "archive depth (default: archives closed, as gitleaks dir)")
+	history := flag.Bool("git", false, "scan the history of the repository given (spindle git) instead of a tree")
 	flag.Parse()
 
 	var cfg *rules.Config
@@ -47,6 +49,24 @@ func main() {
 		f, _ := os.Create(*cpuprofile)
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
+	}
+	if *history {
+		for range *repeat {
+			var n int
+			st, err := git.Scan(context.Background(), flag.Arg(0), git.Options{}, scan.Options{
+				Detector: scan.Rules(det), Workers: *workers, ArchiveDepth: *archives,
+				OnFinding: func(report.Finding) { n++ },
+				OnWarning: func(w scan.Warning) { fmt.Fprintln(os.Stderr, "warning:", w) },
+			})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(2)
+			}
+			fmt.Fprintf(os.Stderr, "findings %d commits %d changes %d blobs %d (%.1f MB) candidates %d; git log %v, blobs %v (%.0f MB/s), attribution %v\n",
+				n, st.Commits, st.Changes, st.Blobs, float64(st.BlobBytes)/1e6, st.Candidates,
+				st.Enumerate, st.ScanBlobs, float64(st.BlobBytes)/st.ScanBlobs.Seconds()/1e6, st.Attribute)
+		}
+		return
 	}
 	for range *repeat - 1 {
 		scanOnce(det, *null, *workers, *chunk, *archives, *binary, *gitignore, nil)
