@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -227,6 +228,12 @@ func FuzzReadBaseline(f *testing.F) {
 			t.Fatalf("Len = %d, encoding/json found %d entries", b.Len(), len(entries))
 		}
 		for _, e := range entries {
+			if strings.Contains(fmt.Sprint(e), "\uFFFD") {
+				// encoding/json replaced something (a byte that is not
+				// UTF-8, a lone surrogate) that the reader keeps exactly;
+				// the two no longer name the same finding.
+				continue
+			}
 			pick := func(keys []string) any {
 				for _, k := range keys {
 					if v, ok := e[k]; ok && v != nil {
@@ -239,6 +246,7 @@ func FuzzReadBaseline(f *testing.F) {
 			if v, ok := pick(lineKeys).(float64); ok {
 				f.Line = int(v)
 			}
+			f.Commit, _ = pick(commitKeys).(string)
 			f.Secret, _ = pick(secretKeys).(string)
 			f.Match, _ = pick(matchKeys).(string)
 			if !b.Contains(f) {

@@ -33,7 +33,7 @@ func BenchmarkWriter(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/redact=%d", format, redact), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					w, _ := NewWriter(format, io.Discard, Options{Redact: redact})
+					w := newTestWriter(b, format, io.Discard, Options{Redact: redact})
 					for _, f := range findings {
 						w.Write(f)
 					}

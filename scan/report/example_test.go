@@ -72,13 +72,13 @@ func ExampleParseFormat() {
 	fmt.Println(err)
 	// Output:
 	// sarif <nil>
-	// report: unknown report format "xml" (valid: text, json, jsonl, sarif, csv)
+	// report: unknown report format "xml" (valid: text, json, jsonl, sarif, csv, junit, gitleaks, template)
 }
 
 func ExampleFormats() {
 	fmt.Println(strings.Join(report.Formats(), "|"))
 	// Output:
-	// text|json|jsonl|sarif|csv
+	// text|json|jsonl|sarif|csv|junit|gitleaks|template
 }
 
 func ExampleRedact() {
@@ -115,7 +115,7 @@ func ExampleLoadBaseline() {
 	_, err := report.LoadBaseline("testdata/no-such-report.json")
 	fmt.Println(err)
 	// Output:
-	// report: baseline: open testdata/no-such-report.json: no such file or directory
+	// report: baseline: stat testdata/no-such-report.json: no such file or directory
 }
 
 func ExampleSummary_WriteText() {

@@ -180,7 +180,11 @@ func NewWriter(format Format, w io.Writer, opts Options) (Writer, error) {
 	case FormatGitleaks:
 		return newSortedWriter(w, opts, compareFindings, &gitleaksFormat{opts: opts, remote: remote}), nil
 	case FormatTemplate:
-		return newTemplateWriter(w, opts, remote)
+		tw, err := newTemplateWriter(w, opts, remote)
+		if err != nil {
+			return nil, err
+		}
+		return tw, nil
 	}
 	return nil, fmt.Errorf("report: %w %q (valid: %s)", ErrUnknownFormat, string(format), strings.Join(Formats(), ", "))
 }

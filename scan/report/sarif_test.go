@@ -134,7 +134,7 @@ func TestSARIFHasRequiredFieldsAndRegions(t *testing.T) {
 		}
 	}
 	// Options.Rules in order, then rules only findings named.
-	if want := []string{"private-key", "aws-access-token", "unused-rule", "generic-api-key"}; !slices.Equal(ids, want) {
+	if want := []string{"private-key", "aws-access-token", "unused-rule", "generic-api-key", "github-pat"}; !slices.Equal(ids, want) {
 		t.Errorf("rules = %v, want %v", ids, want)
 	}
 	if len(run.Results) != len(findings) {

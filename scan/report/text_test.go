@@ -7,7 +7,7 @@ import (
 )
 
 func TestTextGroupsByFileInPathOrder(t *testing.T) {
-	out := render(t, FormatText, Options{}, sampleFindings())
+	out := render(t, FormatText, Options{}, sampleFindings()[:4]) // no history finding
 	var files []string
 	groups := map[string][]string{}
 	current := ""
@@ -69,13 +69,13 @@ func TestTextColourOnlyWhenAsked(t *testing.T) {
 	}
 	// Removing the colour gives the plain report back.
 	stripped := coloured
-	for _, sgr := range []string{sgrFile, sgrPos, sgrRule, sgrSecret, sgrReset} {
+	for _, sgr := range []string{sgrFile, sgrPos, sgrRule, sgrSecret, sgrCommit, sgrReset} {
 		stripped = strings.ReplaceAll(stripped, sgr, "")
 	}
 	if stripped != plain {
 		t.Errorf("coloured text without colour differs from plain text:\n%q\n%q", stripped, plain)
 	}
-	for _, format := range []Format{FormatJSON, FormatJSONL, FormatSARIF, FormatCSV} {
+	for _, format := range allFormats()[1:] {
 		if out := render(t, format, Options{Color: true}, sampleFindings()); strings.Contains(out, "\x1b[") {
 			t.Errorf("%s output is coloured", format)
 		}
