@@ -89,13 +89,14 @@ func appendJSONString(b []byte, s string, html bool) []byte {
 // appendJSONFloat appends f as encoding/json writes a float of the given
 // bit size (32 or 64): the shortest decimal that reads back as the same
 // value, in exponent form only below 1e-6 or from 1e21 on. A non-finite
-// value, which JSON cannot hold, is written as 0.
+// value (or one beyond float32's range at 32 bits), which JSON cannot hold,
+// is written as 0.
 func appendJSONFloat(b []byte, f float64, bits int) []byte {
+	if bits == 32 {
+		f = float64(float32(f)) // may overflow to ±Inf
+	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(b, '0')
-	}
-	if bits == 32 {
-		f = float64(float32(f))
 	}
 	abs := math.Abs(f)
 	format := byte('f')
