@@ -72,13 +72,13 @@ func ExampleParseFormat() {
 	fmt.Println(err)
 	// Output:
 	// sarif <nil>
-	// report: unknown report format "xml" (valid: text, json, jsonl, sarif, csv, junit, gitleaks, template)
+	// report: unknown report format "xml" (valid: text, json, jsonl, sarif, csv, junit, gitleaks, gitleaks-csv, template)
 }
 
 func ExampleFormats() {
 	fmt.Println(strings.Join(report.Formats(), "|"))
 	// Output:
-	// text|json|jsonl|sarif|csv|junit|gitleaks|template
+	// text|json|jsonl|sarif|csv|junit|gitleaks|gitleaks-csv|template
 }
 
 func ExampleRedact() {

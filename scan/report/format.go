@@ -26,6 +26,9 @@ const (
 	// FormatGitleaks is the JSON report of gitleaks v8 (--report-format
 	// json there): the same bytes gitleaks writes, field for field.
 	FormatGitleaks Format = "gitleaks"
+	// FormatGitleaksCSV is the CSV report of gitleaks v8 (--report-format
+	// csv there): its columns, in its order.
+	FormatGitleaksCSV Format = "gitleaks-csv"
 	// FormatTemplate runs the Go text/template in Options.Template over the
 	// findings, presented with gitleaks' field names.
 	FormatTemplate Format = "template"
@@ -33,7 +36,7 @@ const (
 
 // formats is the order Formats and error messages list them in: the default
 // first, then the machine formats from most to least common.
-var formats = []Format{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatCSV, FormatJUnit, FormatGitleaks, FormatTemplate}
+var formats = []Format{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatCSV, FormatJUnit, FormatGitleaks, FormatGitleaksCSV, FormatTemplate}
 
 // ErrUnknownFormat is wrapped by the errors ParseFormat and NewWriter return
 // for a name that is not one of Formats.
@@ -179,6 +182,8 @@ func NewWriter(format Format, w io.Writer, opts Options) (Writer, error) {
 		return newSortedWriter(w, opts, compareByRule, &junitFormat{opts: opts}), nil
 	case FormatGitleaks:
 		return newSortedWriter(w, opts, compareFindings, &gitleaksFormat{opts: opts, remote: remote}), nil
+	case FormatGitleaksCSV:
+		return newSortedWriter(w, opts, compareFindings, &gitleaksCSVFormat{opts: opts, remote: remote}), nil
 	case FormatTemplate:
 		tw, err := newTemplateWriter(w, opts, remote)
 		if err != nil {

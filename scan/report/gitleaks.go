@@ -2,10 +2,12 @@ package report
 
 import (
 	"bufio"
+	"encoding/csv"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -259,4 +261,63 @@ func (r remoteInfo) link(f *Finding) string {
 		return link + line("#lines-", ":")
 	}
 	return ""
+}
+
+// gitleaksCSVHeader is the header of gitleaks' CSV report, in its order.
+var gitleaksCSVHeader = []string{
+	"RuleID", "Commit", "File", "SymlinkFile", "Secret", "Match", "StartLine", "EndLine",
+	"StartColumn", "EndColumn", "Author", "Message", "Date", "Email", "Fingerprint", "Tags",
+}
+
+// gitleaksCSVFormat is gitleaks' CSV report (`gitleaks --report-format
+// csv`): its columns in its order, tags joined by a space, a Link column
+// when findings have links (gitleaks decides by its first finding; here the
+// first to arrive), and nothing at all, not even the header, when there are
+// no findings. Findings are sorted, as in the gitleaks format. Nothing is
+// written before Close, since an empty report is an empty file.
+type gitleaksCSVFormat struct {
+	opts   Options
+	remote remoteInfo
+	link   bool // the Link column is present
+	first  bool // the first finding has been seen
+	cw     *csv.Writer
+	row    []string
+}
+
+func (g *gitleaksCSVFormat) entry(f Finding) entry {
+	f = prepare(f, g.opts)
+	if !g.first {
+		g.first, g.link = true, g.remote.link(&f) != ""
+	}
+	return entry{f: f}
+}
+
+func (g *gitleaksCSVFormat) begin(*bufio.Writer) error { return nil }
+
+func (g *gitleaksCSVFormat) finding(w *bufio.Writer, e *entry) error {
+	if g.cw == nil {
+		g.cw = csv.NewWriter(w)
+		header := gitleaksCSVHeader
+		if g.link {
+			header = append(slices.Clip(header), "Link")
+		}
+		g.cw.Write(header)
+		g.row = make([]string, len(header))
+	}
+	gf := toGitleaks(&e.f, g.remote)
+	copy(g.row, []string{gf.RuleID, gf.Commit, gf.File, gf.SymlinkFile, gf.Secret, gf.Match,
+		strconv.Itoa(gf.StartLine), strconv.Itoa(gf.EndLine), strconv.Itoa(gf.StartColumn), strconv.Itoa(gf.EndColumn),
+		gf.Author, gf.Message, gf.Date, gf.Email, gf.Fingerprint, strings.Join(gf.Tags, " ")})
+	if g.link {
+		g.row[len(g.row)-1] = gf.Link
+	}
+	return g.cw.Write(g.row)
+}
+
+func (g *gitleaksCSVFormat) end(*bufio.Writer) error {
+	if g.cw == nil {
+		return nil
+	}
+	g.cw.Flush()
+	return g.cw.Error()
 }

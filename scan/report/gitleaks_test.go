@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -66,6 +67,44 @@ func TestGitleaksFormatReproducesGitleaksReports(t *testing.T) {
 			out := render(t, FormatGitleaks, opts, findings)
 			sameElements(t, []byte(out), golden)
 		})
+	}
+}
+
+func TestGitleaksCSVReproducesGitleaksReports(t *testing.T) {
+	for _, tt := range []struct{ json, csv, platform string }{
+		{"dir.json", "dir.csv", ""},
+		{"git-github.json", "git-github.csv", "github"},
+	} {
+		t.Run(tt.csv, func(t *testing.T) {
+			golden, err := os.ReadFile(filepath.Join("testdata", "gitleaks", tt.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join("testdata", "gitleaks", tt.csv))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := render(t, FormatGitleaksCSV, Options{RemoteURL: "git@github.com:acme/widgets.git", Platform: tt.platform}, readAll(t, string(golden)))
+			// Rows in any order: gitleaks lists them as found.
+			rows := func(doc string) []string {
+				recs, err := csv.NewReader(strings.NewReader(doc)).ReadAll()
+				if err != nil {
+					t.Fatalf("%v\n%s", err, doc)
+				}
+				var out []string
+				for _, r := range recs {
+					out = append(out, strings.Join(r, "\x00"))
+				}
+				slices.Sort(out[1:])
+				return out
+			}
+			if len(out) != len(want) || !slices.Equal(rows(out), rows(string(want))) {
+				t.Fatalf("csv differs from gitleaks':\n%s\nwant\n%s", out, want)
+			}
+		})
+	}
+	if out := render(t, FormatGitleaksCSV, Options{}, nil); out != "" {
+		t.Errorf("an empty gitleaks csv report = %q, want nothing, as gitleaks", out)
 	}
 }
 

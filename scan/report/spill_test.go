@@ -47,7 +47,7 @@ func randomFindings(seed uint64, n int) []Finding {
 }
 
 func TestSpillSorterMatchesAnInMemorySort(t *testing.T) {
-	findings := randomFindings(1, 3000)
+	findings := randomFindings(1, 1500)
 	want := make([]entry, len(findings))
 	for i, f := range findings {
 		want[i] = entry{f: f, hash: strconv.Itoa(i % 3)}
@@ -129,7 +129,7 @@ func sortedFormats() []Format {
 }
 
 func TestSortedReportsAreByteIdenticalWhateverTheOrderAndSpilling(t *testing.T) {
-	findings := randomFindings(2, 1500)
+	findings := randomFindings(2, 600)
 	for _, format := range sortedFormats() {
 		t.Run(string(format), func(t *testing.T) {
 			opts := Options{Rules: []RuleMeta{{ID: "github-pat", Description: "GitHub"}}}
@@ -210,7 +210,7 @@ func TestASpillFailureStopsTheReportAtOnce(t *testing.T) {
 
 func TestAnUnwritableDestinationFailsTheFirstWrite(t *testing.T) {
 	for _, format := range allFormats() {
-		if format == FormatText || format == FormatTemplate {
+		if format == FormatText || format == FormatTemplate || format == FormatGitleaksCSV {
 			continue // nothing to write before Close: the error comes there
 		}
 		t.Run(string(format), func(t *testing.T) {

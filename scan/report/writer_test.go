@@ -34,7 +34,7 @@ func TestParseFormatAcceptsEveryFormatAndRejectsOthers(t *testing.T) {
 
 func TestFormatsListsTextFirstAndReturnsACopy(t *testing.T) {
 	got := Formats()
-	want := []string{"text", "json", "jsonl", "sarif", "csv", "junit", "gitleaks", "template"}
+	want := []string{"text", "json", "jsonl", "sarif", "csv", "junit", "gitleaks", "gitleaks-csv", "template"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
 	}
@@ -81,7 +81,7 @@ func TestEmptyReportIsValidInEveryFormat(t *testing.T) {
 		t.Run(string(format), func(t *testing.T) {
 			out := render(t, format, Options{}, nil)
 			switch format {
-			case FormatText, FormatJSONL, FormatTemplate:
+			case FormatText, FormatJSONL, FormatTemplate, FormatGitleaksCSV:
 				if out != "" {
 					t.Fatalf("empty %s report = %q, want nothing", format, out)
 				}
@@ -176,7 +176,7 @@ func printedAs(format Format, s string) string {
 	case FormatGitleaks:
 		b, _ := json.Marshal(s) // gitleaks keeps encoding/json's HTML escaping
 		return string(b[1 : len(b)-1])
-	case FormatCSV:
+	case FormatCSV, FormatGitleaksCSV:
 		return strings.ReplaceAll(s, `"`, `""`)
 	case FormatJUnit:
 		return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\r", "&#xD;").Replace(s)
