@@ -67,8 +67,12 @@ type (
 		RuleIndex           int               `json:"ruleIndex"`
 		Message             sarifMessage      `json:"message"`
 		Locations           []sarifLocation   `json:"locations"`
-		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		PartialFingerprints sarifFingerprints `json:"partialFingerprints"`
 		Properties          *sarifResultProps `json:"properties,omitempty"`
+	}
+	sarifFingerprints struct {
+		Location string `json:"spindleFingerprint/v1"`
+		Secret   string `json:"spindleSecretHash/v1,omitempty"`
 	}
 	// sarifResultProps is what a result carries beyond SARIF's own fields:
 	// the full path of an archive member (the artifact URI names only the
@@ -111,10 +115,10 @@ type (
 //     GitHub uses to file a result under security alerts). Every result's
 //     ruleIndex points into this table.
 //   - Results are sorted (see compareFindings), so the same scan gives the
-//     same log whatever the worker count. They are written one by one as
-//     the sorted findings come back at Close; the log's opening goes out at
-//     the first Write, the rule table (gathered while findings arrive)
-//     just before the first result.
+//     same log whatever the worker count. They are written one by one, a
+//     line each, as the sorted findings come back at Close; the log's
+//     opening goes out at the first Write, the rule table (gathered while
+//     findings arrive) just before the first result.
 //   - A region's endColumn is exclusive in SARIF and inclusive in Finding,
 //     so it is EndColumn+1. A finding without a line (Line < 1) gets no
 //     region. Columns are written as the engine counted them; SARIF's default
@@ -219,10 +223,15 @@ func (s *sarifFormat) head(w *bufio.Writer) error {
 	return err
 }
 
-// encode writes v as indented JSON at the given depth, without a newline.
+// encode writes v as JSON indented at the given depth, or compact for an
+// empty prefix, without a newline.
 func (s *sarifFormat) encode(w *bufio.Writer, v any, prefix string) error {
 	s.buf.Reset()
-	s.enc.SetIndent(prefix, "  ")
+	if prefix == "" {
+		s.enc.SetIndent("", "")
+	} else {
+		s.enc.SetIndent(prefix, "  ")
+	}
 	if err := s.enc.Encode(v); err != nil {
 		return err
 	}
@@ -240,7 +249,9 @@ func (s *sarifFormat) finding(w *bufio.Writer, e *entry) error {
 		w.WriteString(",\n        ")
 	}
 	s.n++
-	return s.encode(w, s.result(e), "        ")
+	// One result per line: indenting each result would triple the size of
+	// a large log and the time to write it, for no reader's benefit.
+	return s.encode(w, s.result(e), "")
 }
 
 func (s *sarifFormat) end(w *bufio.Writer) error {
@@ -314,10 +325,7 @@ func (s *sarifFormat) result(e *entry) sarifResult {
 	loc := sarifPhysicalLocation{ArtifactLocation: sarifArtifactLocation{URI: uri, URIBaseID: base}}
 	loc.Region = sarifRegionOf(*f)
 
-	fps := map[string]string{fpLocationKey: f.Fingerprint}
-	if e.hash != "" {
-		fps[fpSecretKey] = e.hash
-	}
+	fps := sarifFingerprints{Location: f.Fingerprint, Secret: e.hash}
 	r := sarifResult{
 		RuleID:              f.RuleID,
 		RuleIndex:           s.index[f.RuleID],
