@@ -31,8 +31,10 @@
 // A sorted report cannot be written until every finding is in, and a scan
 // may report millions, so sorted writers hold findings with bounded memory
 // (sorted.go, spill.go): findings are buffered up to a threshold (32 MiB of
-// estimated size), then sorted and written as a run to a temporary file; at
-// Close the runs are merged, up to 64 at a time, straight into the report.
+// estimated size), then sorted and written as a run to a temporary file;
+// every 64 runs of one size are merged into one run of the next (as a
+// log-structured merge does, so open files stay at a few dozen), and at
+// Close the runs are merged straight into the report.
 // Memory is the buffer plus a read buffer per merged run, whatever the
 // number of findings; 10M findings stay under 100 MiB of peak RSS in every
 // format (TestWritersBoundMemoryAtTenMillionFindings measures it in a child

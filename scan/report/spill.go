@@ -17,9 +17,10 @@ import (
 // finding until it has seen every finding, and a scan can report millions.
 // spillSorter keeps the memory of that wait bounded: findings are buffered
 // up to a size (Options' spill threshold, 32 MiB by default), then sorted and
-// written as one run to a temporary file, and Close merges the runs, k ways
-// at a time, into the writer. Memory is the buffer plus one read buffer per
-// run merged at once; disk is about the size of the report.
+// written as one run to a temporary file; runs are merged level by level as
+// they accumulate (see compact), and Close merges what remains straight
+// into the writer. Memory is the buffer plus one read buffer per run merged
+// at once; disk is about the size of the report, open files a few dozen.
 //
 // Run files hold findings after redaction, but SARIF's secret hash and the
 // unredacted report hold real secrets, so they are created where the
@@ -70,8 +71,9 @@ const (
 	// sorted writer writes a run. Peak heap is about twice this (the
 	// collector's headroom) plus the merge buffers.
 	defaultSpillAt = 32 << 20
-	// mergeFanIn is the most runs merged at once; more are first merged
-	// into longer runs, so that read buffers stay at mergeFanIn×runReadBuf.
+	// mergeFanIn is how many runs of one level are merged into one run of
+	// the next, and the most Close merges at once, so that read buffers stay
+	// at mergeFanIn×runReadBuf and open files at a few dozen.
 	mergeFanIn    = 64
 	runReadBuf    = 64 << 10
 	runWriteBuf   = 256 << 10
@@ -94,9 +96,10 @@ type spillSorter struct {
 
 // spillRun is one sorted run on disk.
 type spillRun struct {
-	f    *os.File
-	name string // to remove at release; "" when already unlinked
-	size int64  // bytes written
+	f     *os.File
+	name  string // to remove at release; "" when already unlinked
+	size  int64  // bytes written
+	level int    // 0 for a spilled buffer, n+1 for a merge of level-n runs
 }
 
 func newSpillSorter(cmp func(a, b *Finding) int, dir string, limit int64) *spillSorter {
@@ -160,7 +163,32 @@ func (s *spillSorter) spill() error {
 	}
 	clear(s.buf) // drop the strings now, not at the next append
 	s.buf, s.size = s.buf[:0], 0
-	return nil
+	return s.compact()
+}
+
+// compact merges runs level by level, as a log-structured merge does: when
+// mergeFanIn runs share a level, they become one run of the next level. So
+// a scan of any size holds fewer than mergeFanIn runs per level open (a
+// handful of levels: 64 runs of 32 MiB make a 2 GiB run), and each finding
+// is rewritten once per level rather than once per merge.
+func (s *spillSorter) compact() error {
+	for level := 0; ; level++ {
+		var group []*spillRun
+		for _, r := range s.runs {
+			if r.level == level {
+				group = append(group, r)
+			}
+		}
+		if len(group) < mergeFanIn {
+			if len(group) == 0 {
+				return nil
+			}
+			continue
+		}
+		if err := s.mergeGroup(group, level+1); err != nil {
+			return err
+		}
+	}
 }
 
 func (s *spillSorter) newRun() (*spillRun, error) {
@@ -199,20 +227,21 @@ func (s *spillSorter) drain(fn func(e *entry) error) error {
 		return err
 	}
 	for len(s.runs) > mergeFanIn {
-		if err := s.mergeRuns(); err != nil {
+		if err := s.mergeGroup(slices.Clone(s.runs[:mergeFanIn]), 0); err != nil {
 			return err
 		}
 	}
 	return s.merge(s.runs, fn)
 }
 
-// mergeRuns merges the first mergeFanIn runs into one new run at the end.
-func (s *spillSorter) mergeRuns() error {
-	group := slices.Clone(s.runs[:mergeFanIn])
+// mergeGroup merges group, runs of s, into one new run of the given level
+// and closes them.
+func (s *spillSorter) mergeGroup(group []*spillRun, level int) error {
 	run, err := s.newRun()
 	if err != nil {
 		return err
 	}
+	run.level = level
 	bw := bufio.NewWriterSize(run.f, runWriteBuf)
 	err = s.merge(group, func(e *entry) error { return s.writeRecord(bw, run, e) })
 	if err == nil {
@@ -223,7 +252,7 @@ func (s *spillSorter) mergeRuns() error {
 	for _, r := range group {
 		r.close()
 	}
-	s.runs = slices.Delete(s.runs, 0, mergeFanIn)
+	s.runs = slices.DeleteFunc(s.runs, func(r *spillRun) bool { return slices.Contains(group, r) })
 	return err
 }
 

@@ -47,23 +47,48 @@ func randomFindings(seed uint64, n int) []Finding {
 }
 
 func TestSpillSorterMatchesAnInMemorySort(t *testing.T) {
-	findings := randomFindings(1, 1500)
-	want := make([]entry, len(findings))
-	for i, f := range findings {
-		want[i] = entry{f: f, hash: strconv.Itoa(i % 3)}
+	tests := []struct {
+		name  string
+		n     int
+		limit int64
+		check func(t *testing.T, s *spillSorter)
+	}{
+		{"in memory", 1500, 1 << 30, func(t *testing.T, s *spillSorter) {
+			if len(s.runs) != 0 {
+				t.Fatalf("%d runs below the threshold", len(s.runs))
+			}
+		}},
+		{"runs merged into levels", 1500, 2 << 10, func(t *testing.T, s *spillSorter) {
+			if !slices.ContainsFunc(s.runs, func(r *spillRun) bool { return r.level > 0 }) {
+				t.Fatal("no run was merged into a higher level")
+			}
+			if len(s.runs) >= 2*mergeFanIn {
+				t.Fatalf("%d runs open", len(s.runs))
+			}
+		}},
+		// A run per finding: 63 runs at level 0 and two at level 1 are more
+		// than one merge takes, so Close merges in two passes.
+		{"more runs than one merge takes", 2*mergeFanIn + mergeFanIn - 1, 1, func(t *testing.T, s *spillSorter) {
+			if len(s.runs) <= mergeFanIn {
+				t.Fatalf("%d runs; the test means more than %d", len(s.runs), mergeFanIn)
+			}
+		}},
 	}
-	slices.SortStableFunc(want, func(a, b entry) int { return compareEntries(compareFindings, &a, &b) })
-	// Limits from "never spills" to "a run per few findings", the last
-	// beyond mergeFanIn runs, so that runs are merged in two passes.
-	for _, limit := range []int64{1 << 30, 64 << 10, 2 << 10} {
-		t.Run(strconv.FormatInt(limit, 10), func(t *testing.T) {
-			s := newSpillSorter(compareFindings, t.TempDir(), limit)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			findings := randomFindings(1, tt.n)
+			want := make([]entry, len(findings))
+			for i, f := range findings {
+				want[i] = entry{f: f, hash: strconv.Itoa(i % 3)}
+			}
+			slices.SortStableFunc(want, func(a, b entry) int { return compareEntries(compareFindings, &a, &b) })
+			s := newSpillSorter(compareFindings, t.TempDir(), tt.limit)
 			for i, f := range findings {
 				if err := s.add(entry{f: f, hash: strconv.Itoa(i % 3)}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			runs := len(s.runs)
+			tt.check(t, s)
 			var got []entry
 			err := s.drain(func(e *entry) error {
 				got = append(got, *e)
@@ -72,15 +97,12 @@ func TestSpillSorterMatchesAnInMemorySort(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if limit == 2<<10 && runs <= mergeFanIn {
-				t.Fatalf("only %d runs; the test means to merge more than %d", runs, mergeFanIn)
-			}
 			if len(got) != len(want) {
 				t.Fatalf("%d entries, want %d", len(got), len(want))
 			}
 			for i := range want {
 				if compareEntries(compareFindings, &got[i], &want[i]) != 0 || !sameFinding(got[i].f, want[i].f) {
-					t.Fatalf("entry %d (of %d runs):\n got %+v\nwant %+v", i, runs, got[i], want[i])
+					t.Fatalf("entry %d:\n got %+v\nwant %+v", i, got[i], want[i])
 				}
 			}
 		})
