@@ -150,3 +150,60 @@ func FuzzJSONFloat(f *testing.F) {
 		}
 	})
 }
+
+// TestJSONReportsMatchEncodingJSON compares whole json and gitleaks reports
+// with what encoding/json writes for the same (sorted, valid UTF-8)
+// findings: spindle's schema from Finding's own tags, gitleaks' from a
+// struct declared as gitleaks declares its Finding.
+func TestJSONReportsMatchEncodingJSON(t *testing.T) {
+	findings := sortedCopy(append(sampleFindings(), randomFindings(11, 200)...))
+	for i := range findings {
+		findings[i] = prepare(findings[i], Options{})
+	}
+	encode := func(v any, html bool) string {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(html)
+		enc.SetIndent("", " ")
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	if got, want := render(t, FormatJSON, Options{}, findings), encode(findings, false); got != want {
+		t.Errorf("json report differs from encoding/json:\n%s\n---\n%s", head(got), head(want))
+	}
+
+	type gitleaksDecl struct { // gitleaks v8 report.Finding, less Fragment
+		RuleID      string
+		Description string
+		StartLine   int
+		EndLine     int
+		StartColumn int
+		EndColumn   int
+		Line        string `json:"-"`
+		Match       string
+		Secret      string
+		File        string
+		SymlinkFile string
+		Commit      string
+		Link        string `json:",omitempty"`
+		Entropy     float32
+		Author      string
+		Email       string
+		Date        string
+		Message     string
+		Tags        []string
+		Fingerprint string
+	}
+	remote, _ := parseRemote("https://github.com/acme/widgets", "")
+	decl := make([]gitleaksDecl, len(findings))
+	for i := range findings {
+		g := toGitleaks(&findings[i], remote)
+		decl[i] = gitleaksDecl(g)
+	}
+	got := render(t, FormatGitleaks, Options{RemoteURL: "https://github.com/acme/widgets"}, findings)
+	if want := encode(decl, true); got != want {
+		t.Errorf("gitleaks report differs from encoding/json:\n%s\n---\n%s", head(got), head(want))
+	}
+}
