@@ -3,6 +3,10 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,5 +133,44 @@ func TestTemplateRedactsAndSortsLikeTheOtherFormats(t *testing.T) {
 	}
 	if out != want {
 		t.Fatalf("template order = %q, want %q", out, want)
+	}
+}
+
+// TestGitleaksOwnTemplatesRun renders the templates gitleaks ships (its
+// report_templates and test templates), read from the Go module cache when
+// gitleaks v8.30.1's module is there; skipped otherwise.
+func TestGitleaksOwnTemplatesRun(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Skip("no go command")
+	}
+	root := filepath.Join(strings.TrimSpace(string(out)), "github.com", "zricethezav", "gitleaks", "v8@v8.30.1")
+	paths, _ := filepath.Glob(filepath.Join(root, "report_templates", "*.tmpl"))
+	more, _ := filepath.Glob(filepath.Join(root, "testdata", "report", "*.tmpl"))
+	paths = append(paths, more...)
+	if len(paths) == 0 {
+		t.Skip("gitleaks' module is not in the module cache")
+	}
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			text, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// gitleaks' JSON template writes File unquoted ("{{ .File }}"),
+			// so the findings here have names without quotes.
+			findings := slices.DeleteFunc(sampleFindings(), func(f Finding) bool { return strings.Contains(f.File, `"`) })
+			out := render(t, FormatTemplate, Options{Template: string(text)}, findings)
+			for _, f := range findings {
+				if !strings.Contains(out, f.File) && !strings.Contains(out, template.HTMLEscapeString(f.File)) {
+					t.Errorf("output lacks %s", f.File)
+				}
+			}
+			if strings.HasSuffix(p, ".json.tmpl") || strings.Contains(p, "jsonextra") {
+				if !json.Valid([]byte(out)) {
+					t.Errorf("JSON template output is not JSON:\n%s", out)
+				}
+			}
+		})
 	}
 }
