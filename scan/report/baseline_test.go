@@ -161,6 +161,7 @@ func TestBaselineLimitsEndHostileInputWithAClearError(t *testing.T) {
 		{"escapes count", `[{"rule_id":"r","file":"` + strings.Repeat(`\n`, maxReportString/2+10) + `"}]`, "a string longer than"},
 		{"a giant entry of short strings", `[{"rule_id":"r","file":"f"` + strings.Repeat(`,"k":"vvvvvvvv"`, maxReportEntry/14+10) + `}]`, "a finding larger than 4.0 MiB at byte 1"},
 		{"deep nesting", strings.Repeat("[", maxReportDepth+5), "nested deeper than 32 at byte 32"},
+		{"a giant number", `[` + big(maxReportString+10, '1') + `]`, "a value longer than 1.0 MiB at byte 1"},
 		{"deep nesting inside an entry", `[{"rule_id":"r","file":"f","x":` + strings.Repeat(`{"a":`, 40), "nested deeper than 32"},
 	}
 	for _, tt := range tests {

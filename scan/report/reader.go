@@ -51,6 +51,7 @@ type readGuard struct {
 	inString bool
 	escape   bool
 	strStart int64 // offset where the current string opened
+	scalar   int64 // length of the number or literal being read
 	err      error
 }
 
@@ -87,6 +88,14 @@ func (g *readGuard) step(c byte) error {
 			return fmt.Errorf("%w: a string longer than %s at byte %d", ErrReportLimit, humanBytes(maxReportString), g.strStart)
 		}
 		return g.checkEntry()
+	}
+	switch c {
+	case ' ', '\t', '\n', '\r', ',', ':', '"', '[', '{', ']', '}':
+		g.scalar = 0
+	default: // a byte of a number or a literal, which the decoder buffers whole
+		if g.scalar++; g.scalar > maxReportString {
+			return fmt.Errorf("%w: a value longer than %s at byte %d", ErrReportLimit, humanBytes(maxReportString), g.offset-g.scalar+1)
+		}
 	}
 	switch c {
 	case '"':
