@@ -15,29 +15,6 @@ import (
 // memoryBound is the peak resident memory a report of any size may take.
 const memoryBound = 256 << 20
 
-// streamFindings calls fn with n findings of realistic size (a 45-byte
-// path, a 40-byte secret, a 60-byte match, a 120-byte description shared by
-// the rule), each with its own strings, in no order, without holding them.
-func streamFindings(n int, fn func(Finding) error) error {
-	desc := "Identified a pattern that may indicate AWS credentials, risking unauthorized access to cloud resources."
-	for i := range n {
-		k := (i * 7919) % n // scattered, so that sorting has work to do
-		id := strconv.Itoa(k)
-		file := "services/payments/internal/config/env-" + id + ".yaml"
-		secret := "AKIAZ7QKXW3VUMPLR2TD" + id + "XXXXXXXXXXXXXXXXXXXX"[len(id):]
-		f := Finding{
-			RuleID: "aws-access-token", Description: desc, File: file,
-			Line: 1 + k%500, Column: 9, EndLine: 1 + k%500, EndColumn: 48,
-			Secret: secret, Match: "aws_access_key_id = " + secret, Entropy: 3.9,
-			Fingerprint: file + ":aws-access-token:" + strconv.Itoa(1+k%500), Tags: []string{"aws", "key"},
-		}
-		if err := fn(f); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // TestWritersBoundMemoryAtTenMillionFindings writes 10M findings in every
 // format but template (which holds its findings by design) in a child
 // process each, and checks the child's peak RSS. It is slow (minutes, and
