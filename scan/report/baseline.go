@@ -1,9 +1,6 @@
 package report
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +22,22 @@ import (
 // occurrence (the remedy, rotating the secret, is per secret, not per
 // occurrence), and the same secret in another file is new (a new exposure).
 // Paths are compared after cleaning ("./a/../b.env" is "b.env") and with
-// slashes, so a report written on Windows matches on Linux.
+// slashes, so a report written on Windows matches on Linux. File names and
+// secrets are compared as bytes: a name that is not UTF-8 comes back from
+// the report exactly (see jsonenc.go), so a scan against its own baseline
+// finds it known.
+//
+// History. A finding from a repository's history (one with a Commit) is
+// known when the baseline holds one with the same commit as well: the same
+// commit, rule, file and secret. A commit is immutable, so a baseline of an
+// earlier history scan keeps matching every finding it held however far the
+// history has grown, and a secret added again in a new commit is new, as in
+// gitleaks (which matches commit, author, email, date and message too, all
+// of which the commit fixes, and also the line, columns, entropy and
+// description, which this identity leaves out for the reasons above). A
+// finding outside history matches only entries without a commit, and the
+// other way round: a directory scan's baseline does not hide history
+// findings.
 //
 // Redacted baselines. A report written with --redact holds "REDACTED" or a
 // prefix followed by "..." instead of the secret. Such an entry cannot be
@@ -43,26 +55,33 @@ type Baseline struct {
 }
 
 // baselineKey is a finding's identity for Contains.
-type baselineKey struct{ rule, file, secret string }
+type baselineKey struct{ rule, file, commit, secret string }
 
 // baselineLoc locates a redacted entry, which has no usable secret.
 type baselineLoc struct {
-	rule, file string
-	line       int
+	rule, file, commit string
+	line               int
 }
 
 // LoadBaseline reads the report at path: a JSON array of findings as the
 // json format writes it, or one finding per line as jsonl writes it. The keys
-// of gitleaks' JSON report (RuleID, File, StartLine, Secret, Match) are read
-// too, so a gitleaks baseline can be reused when migrating. Unknown keys are
-// ignored. Errors name the file and, for a malformed entry, its position.
+// of gitleaks' JSON report (RuleID, File, StartLine, Secret, Match, Commit)
+// are read too, so a gitleaks baseline can be reused when migrating. Unknown
+// keys are ignored. Errors name the file and, for a malformed entry, its
+// position.
+//
+// A baseline is untrusted input (it may come with the repository scanned):
+// path must name a regular file (a FIFO or a device is refused before it is
+// opened, so it cannot hang the scan), of at most MaxBaselineSize bytes,
+// and within the limits on strings, entries and nesting that ErrReportLimit
+// reports.
 func LoadBaseline(path string) (*Baseline, error) {
-	file, err := os.Open(path)
+	file, err := openRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("report: baseline: %w", err)
 	}
 	defer file.Close()
-	b, err := parseBaseline(file)
+	b, err := parseBaseline(file, MaxBaselineSize)
 	if err != nil {
 		return nil, fmt.Errorf("report: baseline %s: %w", path, err)
 	}
@@ -70,13 +89,43 @@ func LoadBaseline(path string) (*Baseline, error) {
 }
 
 // ReadBaseline is LoadBaseline for a report that is not in a file (standard
-// input, an embedded test fixture).
+// input, an embedded test fixture), with the same limits.
 func ReadBaseline(r io.Reader) (*Baseline, error) {
-	b, err := parseBaseline(r)
+	b, err := parseBaseline(r, MaxBaselineSize)
 	if err != nil {
 		return nil, fmt.Errorf("report: baseline: %w", err)
 	}
 	return b, nil
+}
+
+// ErrNotRegular is wrapped by the error for a baseline or report path that
+// names something other than a regular file (a directory, a FIFO, a device).
+var ErrNotRegular = errors.New("not a regular file")
+
+// openRegular opens path for reading if it is a regular file (following
+// symbolic links). The type is checked before opening, since opening a FIFO
+// blocks until a writer comes, and again on the open file, in case the
+// path changed in between.
+func openRegular(path string) (*os.File, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := file.Stat(); err != nil || !info.Mode().IsRegular() {
+		file.Close()
+		if err == nil {
+			err = fmt.Errorf("%s: %w", path, ErrNotRegular)
+		}
+		return nil, err
+	}
+	return file, nil
 }
 
 // Len returns the number of findings the baseline was read from.
@@ -96,10 +145,10 @@ func (b *Baseline) Contains(f Finding) bool {
 	}
 	secret := secretOf(f)
 	file := cleanFile(f.File)
-	if _, ok := b.known[baselineKey{f.RuleID, file, secret}]; ok {
+	if _, ok := b.known[baselineKey{f.RuleID, file, f.Commit, secret}]; ok {
 		return true
 	}
-	for _, prefix := range b.redacted[baselineLoc{f.RuleID, file, f.Line}] {
+	for _, prefix := range b.redacted[baselineLoc{f.RuleID, file, f.Commit, f.Line}] {
 		if strings.HasPrefix(secret, prefix) {
 			return true
 		}
@@ -108,11 +157,11 @@ func (b *Baseline) Contains(f Finding) bool {
 }
 
 // add records one baseline entry.
-func (b *Baseline) add(rule, file string, line int, secret string) {
+func (b *Baseline) add(rule, file, commit string, line int, secret string) {
 	file = cleanFile(file)
 	b.n++
 	// Every entry is known literally: a real secret may end in "...".
-	b.known[baselineKey{rule, file, secret}] = struct{}{}
+	b.known[baselineKey{rule, file, commit, secret}] = struct{}{}
 	var prefix string
 	switch {
 	case secret == redactedMark:
@@ -122,7 +171,7 @@ func (b *Baseline) add(rule, file string, line int, secret string) {
 	default:
 		return
 	}
-	loc := baselineLoc{rule, file, line}
+	loc := baselineLoc{rule, file, commit, line}
 	b.redacted[loc] = append(b.redacted[loc], prefix)
 }
 
@@ -143,195 +192,23 @@ func cleanFile(p string) string {
 	return path.Clean(filepath.ToSlash(p))
 }
 
-// The keys read from each baseline entry: this package's JSON names first,
-// then gitleaks' for reports it wrote.
-var (
-	ruleKeys   = []string{"rule_id", "RuleID"}
-	fileKeys   = []string{"file", "File"}
-	lineKeys   = []string{"line", "StartLine"}
-	secretKeys = []string{"secret", "Secret"}
-	matchKeys  = []string{"match", "Match"}
-)
-
-// utf8BOM is skipped at the start of a report; some Windows editors and
-// shells write one.
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
-
 // parseBaseline reads a report as LoadBaseline describes. It streams: memory
-// is one entry's raw fields plus the baseline itself, whatever the file size.
-func parseBaseline(r io.Reader) (*Baseline, error) {
-	br := bufio.NewReader(r)
-	p := &baselineParser{}
-	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
-		br.Discard(len(utf8BOM))
-		p.skipped += len(utf8BOM)
-	}
-	first, err := p.peekNonSpace(br)
-	if err == io.EOF {
-		return nil, errors.New("empty file, want a JSON array of findings")
-	}
+// is one entry's raw fields plus the baseline itself, whatever the file
+// size. maxTotal bounds the input's size (0: no bound).
+func parseBaseline(r io.Reader, maxTotal int64) (*Baseline, error) {
+	rr, err := newReportReader(r, maxTotal)
 	if err != nil {
 		return nil, err
 	}
-
 	b := &Baseline{known: map[baselineKey]struct{}{}, redacted: map[baselineLoc][]string{}}
-	p.dec = json.NewDecoder(br)
-	switch first {
-	case '[': // a json report
-		if _, err := p.dec.Token(); err != nil {
-			return nil, p.context(err)
-		}
-		for i := 1; p.dec.More(); i++ {
-			if err := p.entry(b, i); err != nil {
-				return nil, err
-			}
-		}
-		if _, err := p.dec.Token(); err != nil { // the closing ']'
-			return nil, p.context(err)
-		}
-	case '{': // a jsonl report
-		for i := 1; p.dec.More(); i++ {
-			if err := p.entry(b, i); err != nil {
-				return nil, err
-			}
-		}
-	case 'n': // null: what a tool that marshals a nil slice writes
-		var v any
-		if err := p.dec.Decode(&v); err != nil {
-			return nil, p.context(err)
-		}
-		if v != nil {
-			return nil, errors.New("want a JSON array of findings")
-		}
-	default:
-		return nil, fmt.Errorf("starts with %q, want a JSON array of findings", first)
-	}
-	if _, err := p.dec.Token(); err != io.EOF {
-		if err == nil {
-			return nil, fmt.Errorf("unexpected data after the report at byte %d", p.offset())
-		}
-		return nil, p.context(err)
-	}
-	return b, nil
-}
-
-// baselineParser is the state of one parseBaseline call.
-type baselineParser struct {
-	dec     *json.Decoder
-	skipped int // bytes consumed before dec started (BOM, white space)
-}
-
-// offset is the byte offset in the file the decoder has reached.
-func (p *baselineParser) offset() int64 { return int64(p.skipped) + p.dec.InputOffset() }
-
-// peekNonSpace skips JSON white space and returns the next byte, unread.
-func (p *baselineParser) peekNonSpace(br *bufio.Reader) (byte, error) {
 	for {
-		c, err := br.ReadByte()
+		f, ok, err := rr.next()
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			p.skipped++
-			continue
+		if !ok {
+			return b, nil
 		}
-		return c, br.UnreadByte()
+		b.add(f.RuleID, f.File, f.Commit, f.Line, secretOf(f))
 	}
-}
-
-// context adds the file offset to a JSON syntax error, whose message lacks
-// it, and names a truncated file.
-func (p *baselineParser) context(err error) error {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		return fmt.Errorf("%w (at byte %d)", err, int64(p.skipped)+syn.Offset)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return fmt.Errorf("truncated JSON (at byte %d): %w", p.offset(), io.ErrUnexpectedEOF)
-	}
-	return err
-}
-
-// entry reads the report's n-th (1-based) finding into b.
-func (p *baselineParser) entry(b *Baseline, n int) error {
-	var raw map[string]json.RawMessage
-	if err := p.dec.Decode(&raw); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			return fmt.Errorf("finding %d: is a JSON %s, want an object", n, typeErr.Value)
-		}
-		return fmt.Errorf("finding %d: %w", n, p.context(err))
-	}
-	if raw == nil {
-		return fmt.Errorf("finding %d: is null, want an object", n)
-	}
-	if _, ok := raw["runs"]; ok && n == 1 {
-		// The likeliest wrong file: the sarif report of the same scan.
-		return errors.New("this is a SARIF log; a baseline is a json report (--format json)")
-	}
-	var rule, file, secret, match string
-	var line int
-	for _, field := range []struct {
-		keys []string
-		dst  any
-		need bool
-	}{
-		{ruleKeys, &rule, true},
-		{fileKeys, &file, true},
-		{lineKeys, &line, false},
-		{secretKeys, &secret, false},
-		{matchKeys, &match, false},
-	} {
-		found, err := decodeField(raw, field.keys, field.dst)
-		if err != nil {
-			return fmt.Errorf("finding %d: %w", n, err)
-		}
-		if field.need && !found {
-			return fmt.Errorf("finding %d: no %q (or %q) key", n, field.keys[0], field.keys[1])
-		}
-	}
-	if secret == "" {
-		secret = match
-	}
-	b.add(rule, file, line, secret)
-	return nil
-}
-
-// decodeField decodes the first of keys present in raw into dst, reporting
-// whether one was present. JSON null counts as absent. The error names the
-// key and the JSON type found, never the value: a baseline holds secrets,
-// and error messages end up in CI logs.
-func decodeField(raw map[string]json.RawMessage, keys []string, dst any) (bool, error) {
-	for _, k := range keys {
-		v, ok := raw[k]
-		if !ok || string(v) == "null" {
-			continue
-		}
-		if err := json.Unmarshal(v, dst); err != nil {
-			want := "string"
-			if _, ok := dst.(*int); ok {
-				want = "whole number"
-			}
-			return false, fmt.Errorf("key %q: got a JSON %s, want a %s", k, jsonKind(v), want)
-		}
-		return true, nil
-	}
-	return false, nil
-}
-
-// jsonKind names the type of the JSON value v, which the decoder has
-// already checked is well formed.
-func jsonKind(v json.RawMessage) string {
-	switch v[0] {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	}
-	return "number" // a number out of int range or with a fraction
 }

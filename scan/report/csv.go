@@ -1,58 +1,54 @@
 package report
 
 import (
+	"bufio"
 	"encoding/csv"
-	"io"
 	"strconv"
 	"strings"
 )
 
 // csvHeader names the columns: the JSON field names, in Finding's order, so
-// that the two machine formats read alike.
+// that the two machine formats read alike. The history columns are always
+// present (empty outside history), so that every report has one shape.
 var csvHeader = []string{
 	"rule_id", "description", "file", "line", "column", "end_line", "end_column",
 	"secret", "match", "entropy", "fingerprint", "tags",
+	"commit", "author", "email", "date", "message",
 }
 
-// csvWriter writes CSV: a header row, then one row per finding, quoted as
-// RFC 4180 says (encoding/csv quotes any field holding a comma, quote, or
-// line break, so a secret spanning lines stays one field) and ending lines
-// with \n, as encoding/csv and gitleaks do. Tags are joined with a space, as
-// gitleaks does.
+// csvFormat writes CSV: a header row, then one row per finding in sorted
+// order, quoted as RFC 4180 says (encoding/csv quotes any field holding a
+// comma, quote, or line break, so a secret spanning lines stays one field)
+// and ending lines with \n, as encoding/csv and gitleaks do. Tags are joined
+// with a space, as gitleaks does. The header goes out at the first Write;
+// an empty report is the header alone.
 //
-// Values are written as found. A spreadsheet may treat a field that starts
-// with '=', '+', '-' or '@' as a formula; a report read from an untrusted
-// repository should be opened as text, not evaluated. Prefixing such fields
-// would corrupt secrets that legitimately start with those characters.
-type csvWriter struct {
-	cw     *csv.Writer
-	opts   Options
-	header bool // header row written
-	row    []string
-	state  closeState
+// Values are written as found, bytes that are not UTF-8 included. A
+// spreadsheet may treat a field that starts with '=', '+', '-' or '@' as a
+// formula; a report read from an untrusted repository should be opened as
+// text, not evaluated. Prefixing such fields would corrupt secrets that
+// legitimately start with those characters.
+type csvFormat struct {
+	opts Options
+	cw   *csv.Writer
+	row  []string
 }
 
-func newCSVWriter(w io.Writer, opts Options) *csvWriter {
-	return &csvWriter{cw: csv.NewWriter(w), opts: opts, row: make([]string, len(csvHeader))}
+func newCSVFormat(opts Options) *csvFormat {
+	return &csvFormat{opts: opts, row: make([]string, len(csvHeader))}
 }
 
-// writeHeader writes the header once; an empty report is the header alone.
-func (c *csvWriter) writeHeader() error {
-	if c.header {
-		return nil
-	}
-	c.header = true
-	return c.cw.Write(csvHeader)
+func (c *csvFormat) entry(f Finding) entry { return entry{f: prepare(f, c.opts)} }
+
+func (c *csvFormat) begin(w *bufio.Writer) error {
+	c.cw = csv.NewWriter(w)
+	c.cw.Write(csvHeader)
+	c.cw.Flush()
+	return c.cw.Error()
 }
 
-func (c *csvWriter) Write(f Finding) error {
-	if err := c.state.check(); err != nil {
-		return err
-	}
-	if err := c.writeHeader(); err != nil {
-		return c.state.fail(err)
-	}
-	f = prepare(f, c.opts)
+func (c *csvFormat) finding(_ *bufio.Writer, e *entry) error {
+	f := &e.f
 	c.row[0] = f.RuleID
 	c.row[1] = f.Description
 	c.row[2] = f.File
@@ -65,20 +61,17 @@ func (c *csvWriter) Write(f Finding) error {
 	c.row[9] = strconv.FormatFloat(f.Entropy, 'f', -1, 64)
 	c.row[10] = f.Fingerprint
 	c.row[11] = strings.Join(f.Tags, " ")
+	c.row[12] = f.Commit
+	c.row[13] = f.Author
+	c.row[14] = f.Email
+	c.row[15] = f.Date
+	c.row[16] = f.Message
 	// csv.Writer buffers; an error from the destination surfaces on a later
-	// Write or at Flush, and sticks from then on.
-	if err := c.cw.Write(c.row); err != nil {
-		return c.state.fail(err)
-	}
-	return nil
+	// Write, and the sorted writer stops there.
+	return c.cw.Write(c.row)
 }
 
-func (c *csvWriter) Close() error {
-	return c.state.close(func() error {
-		if err := c.writeHeader(); err != nil {
-			return err
-		}
-		c.cw.Flush()
-		return c.cw.Error()
-	})
+func (c *csvFormat) end(*bufio.Writer) error {
+	c.cw.Flush()
+	return c.cw.Error()
 }

@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,6 +27,9 @@ func TestCSVEscapesCommasQuotesAndNewlines(t *testing.T) {
 	}
 	out := render(t, FormatCSV, Options{}, findings)
 	got := decodeCSV(t, out)
+	// The report is sorted; these findings differ only in their secrets.
+	slices.Sort(secrets)
+	findings = sortedCopy(findings)
 	if len(got) != len(secrets) {
 		t.Fatalf("%d rows, want %d", len(got), len(secrets))
 	}
@@ -72,13 +77,29 @@ func TestJSONLStreamsEachFindingBeforeWriteReturns(t *testing.T) {
 	}
 }
 
-func TestJSONWritesEachElementAsItComes(t *testing.T) {
-	var out bytes.Buffer
-	w, _ := NewWriter(FormatJSON, &out, Options{})
-	w.Write(sampleFindings()[0])
-	// The element is out; closing the array makes it a whole document.
-	if got := decodeJSON(t, out.String()+"\n]"); len(got) != 1 {
-		t.Fatalf("after one write, the output holds %d findings", len(got))
+func TestSortedFormatsWriteTheirOpeningAtTheFirstWrite(t *testing.T) {
+	opening := map[Format]string{
+		FormatJSON: "[", FormatGitleaks: "[", FormatCSV: strings.Join(csvHeader, ",") + "\n",
+		FormatSARIF: "{\n  \"$schema\"", FormatJUnit: xml.Header, FormatText: "",
+	}
+	for format, want := range opening {
+		t.Run(string(format), func(t *testing.T) {
+			var out bytes.Buffer
+			w, _ := NewWriter(format, &out, Options{})
+			if out.Len() != 0 {
+				t.Fatal("NewWriter wrote before the first finding")
+			}
+			w.Write(sampleFindings()[0])
+			// Only the fixed opening is out: the findings wait for Close,
+			// which sorts them.
+			if !strings.HasPrefix(out.String(), want) || strings.Contains(out.String(), "AKIA") {
+				t.Fatalf("after one write the output is %q, want the opening %q", out.String(), want)
+			}
+			w.Close()
+			if !strings.Contains(out.String(), "AKIA") {
+				t.Fatal("the finding is not in the closed report")
+			}
+		})
 	}
 }
 
@@ -95,10 +116,10 @@ func TestJSONIsReadableAndCarriesHTMLCharactersVerbatim(t *testing.T) {
 
 func TestMachineFormatsNormaliseNilTagsAndNonFiniteEntropy(t *testing.T) {
 	f := Finding{RuleID: "r", File: "f", Line: 1, Secret: "s3cr3t-x", Entropy: math.NaN()}
-	for _, format := range []Format{FormatJSON, FormatJSONL} {
+	for _, format := range []Format{FormatJSON, FormatJSONL, FormatGitleaks} {
 		out := render(t, format, Options{}, []Finding{f, {RuleID: "r", File: "g", Entropy: math.Inf(1)}})
 		var raw []map[string]any
-		if format == FormatJSON {
+		if format != FormatJSONL {
 			if err := json.Unmarshal([]byte(out), &raw); err != nil {
 				t.Fatalf("%s: %v", format, err)
 			}
@@ -111,12 +132,16 @@ func TestMachineFormatsNormaliseNilTagsAndNonFiniteEntropy(t *testing.T) {
 				raw = append(raw, m)
 			}
 		}
+		tagsKey, entropyKey := "tags", "entropy"
+		if format == FormatGitleaks {
+			tagsKey, entropyKey = "Tags", "Entropy"
+		}
 		for i, m := range raw {
-			if tags, ok := m["tags"].([]any); !ok || len(tags) != 0 {
-				t.Errorf("%s finding %d: tags = %#v, want []", format, i, m["tags"])
+			if tags, ok := m[tagsKey].([]any); !ok || len(tags) != 0 {
+				t.Errorf("%s finding %d: tags = %#v, want []", format, i, m[tagsKey])
 			}
-			if m["entropy"] != 0.0 {
-				t.Errorf("%s finding %d: entropy = %v, want 0", format, i, m["entropy"])
+			if m[entropyKey] != 0.0 {
+				t.Errorf("%s finding %d: entropy = %v, want 0", format, i, m[entropyKey])
 			}
 		}
 	}

@@ -1,34 +1,53 @@
 // Package report turns a scan's findings into the outputs people and tools
-// read: text for a terminal, json, jsonl, sarif for code-scanning services,
-// and csv for spreadsheets. It also holds the two things the command needs
-// around a report: a Baseline of findings already known, and the Summary
-// printed at the end of a scan.
+// read, and reads them back. Writers: text for a terminal, json and jsonl
+// (spindle's own schema), sarif for code-scanning services, csv, junit for
+// CI test reports, gitleaks and gitleaks-csv (gitleaks v8's JSON and CSV
+// reports, byte for byte), and template (a Go text/template over findings
+// with gitleaks' field names). Around a report it holds what the command
+// needs: a Baseline of findings already known, Merge for reports written by
+// shards of one scan, AtomicFile for replacing a report file whole, and the
+// Summary printed at the end of a scan.
 //
 // # Shape
 //
-// One Finding type, fixed by DESIGN.md §5, is what every writer consumes.
-// NewWriter picks the writer for a Format; each format lives in its own file
-// (text.go, json.go, sarif.go, csv.go) behind the two-method Writer
-// interface, so a new format touches one file and one switch. The package
-// does not depend on the scanner: any Go program can build findings and write
-// them, and the command only wires flags (--format, --redact, --baseline) to
-// ParseFormat, Options, and LoadBaseline.
+// One Finding type is what every writer consumes; a history finding (from a
+// repository's history) also carries its commit, author, email, date and
+// message. NewWriter picks the writer for a Format; each format lives in its
+// own file behind the two-method Writer interface, so a new format touches
+// one file and one switch. The package does not depend on the scanner: any Go
+// program can build findings and write them, and the command only wires
+// flags (--format, --report-template, --redact, --baseline, -o) to
+// ParseFormat, Options, LoadBaseline and CreateAtomic.
 //
-// # Streaming and buffering
+// # Order and bounded memory
 //
-// Findings arrive one at a time, in no particular order, from a scan that may
-// run for minutes. jsonl writes each finding before Write returns, so a
-// pipeline can act while the scan runs. json writes each element as it comes
-// and closes the array at Close. csv writes rows through a buffer flushed at
-// Close. text and sarif must see every finding first (text groups and sorts
-// by file; a SARIF log is one document) and write everything at Close; their
-// memory grows with the number of findings, which is small next to the data
-// scanned. text and sarif sort their output, so it is the same for every
-// worker count; json, jsonl and csv keep arrival order.
+// Every format but jsonl is sorted: by commit (history findings only), file,
+// line, column and rule, then by every other field (compareFindings), so two
+// runs of the same scan give the same bytes whatever the worker count; junit
+// sorts by rule first, for its suite per rule. jsonl streams: each finding
+// reaches the destination before Write returns, in arrival order, so a
+// pipeline can act while the scan runs.
 //
-// Writers are not safe for concurrent use. The scan engine already funnels
-// findings through one goroutine, and a lock inside every writer would be
-// paid by every caller for the benefit of none.
+// A sorted report cannot be written until every finding is in, and a scan
+// may report millions, so sorted writers hold findings with bounded memory
+// (sorted.go, spill.go): findings are buffered up to a threshold (32 MiB of
+// estimated size), then sorted and written as a run to a temporary file;
+// every 64 runs of one size are merged into one run of the next (as a
+// log-structured merge does, so open files stay at a few dozen), and at
+// Close the runs are merged straight into the report.
+// Memory is the buffer plus a read buffer per merged run, whatever the
+// number of findings; 10M findings stay under 100 MiB of peak RSS in every
+// format (TestWritersBoundMemoryAtTenMillionFindings measures it in a child
+// process). Run files hold findings, so they are unlinked as soon as they
+// are created (delete-on-close on Windows) and closed on every path: a
+// killed scan leaves none behind. The template format alone holds every
+// finding in memory, since a template may index them.
+//
+// Errors stop a report at once. A sorted writer writes its format's fixed
+// opening at the first Write, so that a destination that cannot be written
+// fails the first Write rather than the last Close; a temporary file that
+// cannot be written fails the Write that spilled. The first error sticks:
+// every later Write and Close returns it, and the engine cancels the scan.
 //
 // # Redaction
 //
@@ -37,40 +56,97 @@
 // "REDACTED", a smaller percentage keeps a leading share of the secret and
 // appends "...". Redact replaces the secret wherever it appears in the
 // finding, not only in Secret and Match, so a file name or description that
-// quotes it does not leak it. A redacted SARIF log also drops the secret-based
-// fingerprint (see sarifWriter). Redaction is for output; the Baseline
-// compares unredacted findings.
+// quotes it does not leak it. Text a writer derives from a finding (SARIF's
+// cleaned artifact path) is derived from the unredacted finding and then
+// redacted, since deriving can join pieces into the secret. A redacted
+// SARIF log also drops the secret-based fingerprint. Redaction is for
+// output; the Baseline compares unredacted findings.
+//
+// # Names that are not UTF-8
+//
+// File names in legacy encodings, and secrets with stray bytes, must come
+// back from a report exactly, or a scan against its own baseline reports
+// them again. The JSON reports write each byte that is not part of valid
+// UTF-8 as \udcXX, the lone low surrogate U+DC00+byte (PEP 383's
+// "surrogateescape"): valid UTF-8 never encodes a surrogate, so the escape
+// cannot be confused with a real character, and strings that are UTF-8 are
+// written exactly as encoding/json writes them. This package's reader turns
+// the escape back into the byte; encoding/json and most other readers show
+// U+FFFD, as they always did. csv writes the bytes as they are; text and
+// junit show them as \xXX; SARIF keeps encoding/json's U+FFFD for the strict
+// parsers of code-scanning services.
+//
+// # gitleaks compatibility
+//
+// The gitleaks format writes gitleaks' report/Finding as its JSON encoder
+// does: field names and order, one-space indentation, <, > and & escaped,
+// Entropy as a float32, Link only when set, dates in UTC. Link is built as
+// gitleaks builds it, from Options.RemoteURL and Options.Platform (github,
+// gitlab, azuredevops, gitea, bitbucket, or recognised from the host). The
+// tests compare the output, element for element, with reports gitleaks
+// v8.30.1 wrote (testdata/gitleaks), and with a live gitleaks when one is
+// installed. Differences on purpose: findings are sorted, and bytes that are
+// not UTF-8 are escaped reversibly where gitleaks writes U+FFFD. gitleaks'
+// Message is the whole commit message and Line the whole source line;
+// they are whatever the Finding holds (Line holds the Match).
+//
+// Templates receive the sorted findings as gitleaks' templates do, with the
+// functions of the Sprig library that reports use (see templateFuncs), so
+// gitleaks' example templates run unchanged; a template calling a Sprig
+// function left out fails when parsed, naming the function.
+//
+// # Reading reports back
+//
+// LoadBaseline and Merge read json and jsonl reports in spindle's schema
+// or gitleaks' (reader.go). Both are untrusted input: a baseline may come
+// with the repository being scanned. The reader streams entry by entry, and
+// a guard on the raw bytes (before encoding/json buffers anything) bounds a
+// string to 1 MiB, an entry to 4 MiB and nesting to 32, so a report that is
+// one 5 GiB string fails after reading 1 MiB of it; a baseline, held in
+// memory, is also bounded in size (MaxBaselineSize) and must be a regular
+// file, checked before it is opened so that a FIFO cannot hang the scan.
+// Errors name the file, the entry and the byte offset, and never quote a
+// value: reports hold secrets and errors reach CI logs. The reader is fuzzed
+// against encoding/json as an oracle (FuzzReadBaseline, FuzzMerge).
 //
 // # Baseline
 //
-// A baseline is a previous json (or jsonl, or gitleaks JSON) report. A finding
-// is known when the baseline has the same rule, file and secret; lines are
-// ignored so that edits above a secret do not resurface it. gitleaks compares
-// every field, lines included; see Baseline for the trade-off and for how
-// redacted baselines are matched. The parser streams, reads untrusted input,
-// never quotes a value from it in an error (a baseline holds secrets), and is
-// fuzzed against encoding/json as an oracle (FuzzReadBaseline).
+// A finding is known when the baseline has one with the same rule, file and
+// secret, and for a history finding the same commit; lines are ignored so
+// that edits above a secret do not resurface it. gitleaks compares every
+// field, lines included; see Baseline for the trade-off, for history, and
+// for how redacted baselines are matched.
 //
-// # SARIF and archive members
+// # Merge
 //
-// The sarif writer emits SARIF 2.1.0 as GitHub code scanning accepts it:
-// $schema and version, a driver with the run's rules, and per result a rule
-// ID and index, a message, a location with a region (endColumn converted
-// from Finding's inclusive end to SARIF's exclusive one), and
-// partialFingerprints. A finding inside an archive (a.zip!dir/x.env) is
-// reported against the outermost archive, the only one of those paths that
-// exists in a repository; the member path is kept in the message and in
-// result.properties.file. The details are on sarifWriter.
+// Merge joins the json and jsonl reports of the shards of one scan, in
+// either schema, into one report of any format, dropping findings that
+// appear more than once. A duplicate agrees on commit, file, position,
+// rule, secret, match and fingerprint; the fingerprint alone would merge
+// two secrets found on one line by one rule. Merge sorts with the same
+// spilling sorter, so its memory is bounded too, and duplicates are
+// dropped as the sorted stream passes.
+//
+// # Replacing report files
+//
+// AtomicFile writes a report to a temporary file beside the target and
+// renames it over the target on Commit (os.Rename replaces an existing file
+// on Windows too), so a reader or the next run never sees half a report. On
+// Linux the temporary file has no name until Commit (O_TMPFILE), so even a
+// SIGKILL leaves nothing behind; elsewhere Abort removes it. Devices and
+// FIFOs (/dev/stdout) are written in place. SameFile lets the command refuse
+// an output that is the baseline it read, which the new report would
+// replace with what that baseline suppressed.
 //
 // # Hostile content
 //
 // Every string in a finding comes from scanned files. The text writer
 // escapes control characters, bidirectional overrides and invalid UTF-8 so a
-// finding cannot drive the terminal; JSON and SARIF encode them as JSON
-// escapes (invalid UTF-8 becomes U+FFFD, as encoding/json does); csv writes
-// them exactly, quoted. csv does not defuse spreadsheet formulas: a field
-// starting with '=' is written as found, because changing it would change
-// the secret. FuzzWriters checks these properties on arbitrary findings: the
-// machine formats parse back to the finding, text carries no control
-// character, and a report redacted at 100 does not contain the secret.
+// finding cannot drive the terminal; JSON, SARIF and junit encode them as
+// their escapes; csv writes them exactly, quoted. csv does not defuse
+// spreadsheet formulas: a field starting with '=' is written as found,
+// because changing it would change the secret. FuzzWriters checks these
+// properties on arbitrary findings: the machine formats parse back to the
+// finding, text carries no control character, junit is well-formed XML, and
+// a report redacted at 100 does not contain the secret.
 package report

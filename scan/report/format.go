@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -19,11 +20,23 @@ const (
 	FormatJSONL Format = "jsonl"
 	FormatSARIF Format = "sarif"
 	FormatCSV   Format = "csv"
+	// FormatJUnit is JUnit XML for CI test reports: a test suite per rule,
+	// a failed test case per finding.
+	FormatJUnit Format = "junit"
+	// FormatGitleaks is the JSON report of gitleaks v8 (--report-format
+	// json there): the same bytes gitleaks writes, field for field.
+	FormatGitleaks Format = "gitleaks"
+	// FormatGitleaksCSV is the CSV report of gitleaks v8 (--report-format
+	// csv there): its columns, in its order.
+	FormatGitleaksCSV Format = "gitleaks-csv"
+	// FormatTemplate runs the Go text/template in Options.Template over the
+	// findings, presented with gitleaks' field names.
+	FormatTemplate Format = "template"
 )
 
 // formats is the order Formats and error messages list them in: the default
 // first, then the machine formats from most to least common.
-var formats = []Format{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatCSV}
+var formats = []Format{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatCSV, FormatJUnit, FormatGitleaks, FormatGitleaksCSV, FormatTemplate}
 
 // ErrUnknownFormat is wrapped by the errors ParseFormat and NewWriter return
 // for a name that is not one of Formats.
@@ -73,6 +86,32 @@ type Options struct {
 	// ToolName and ToolVersion name the producer in SARIF's tool.driver.
 	// ToolName defaults to "spindle"; an empty version is left out.
 	ToolName, ToolVersion string
+
+	// Template is the text of a Go text/template, required by
+	// FormatTemplate and ignored by the others (--report-template FILE).
+	Template string
+
+	// RemoteURL is the scanned repository's remote, as `git ls-remote
+	// --get-url` prints it (https or scp-like ssh; credentials are
+	// dropped). With it the gitleaks format fills each history finding's
+	// Link, as gitleaks does, and SARIF names the repository in
+	// versionControlProvenance. Platform says how to build links:
+	// "github", "gitlab", "azuredevops", "gitea", "bitbucket", "none", or
+	// "" to recognise the platform from the host, as gitleaks' --platform.
+	RemoteURL, Platform string
+
+	// Revision is the commit the scanned tree was checked out at, for
+	// SARIF's versionControlProvenance; empty leaves it out.
+	Revision string
+
+	// TempDir is where sorted formats spill runs of findings past their
+	// memory threshold; "" is os.TempDir(). Run files are unlinked at
+	// creation (deleted on close on Windows), so none outlives the process.
+	TempDir string
+
+	// spillAt overrides the spill threshold (bytes of buffered findings);
+	// tests set it small to exercise the merge.
+	spillAt int64
 }
 
 // RuleMeta is what a report needs to know about a rule beyond a finding's
@@ -91,13 +130,16 @@ type RuleMeta struct {
 //
 // When a format's output reaches w differs by format, and is part of the
 // contract: jsonl writes each finding to w before Write returns (streaming, so
-// a consumer sees findings while the scan runs); json and csv write each
-// finding as it comes but may hold the last bytes until Close; text and sarif
-// buffer everything and write at Close, text because it groups and sorts by
-// file, sarif because a log is one JSON document whose rule table must be
-// complete before the results.
+// a consumer sees findings while the scan runs, in arrival order). Every other
+// format is sorted (see compareFindings; junit by rule first) so that two runs
+// of one scan give the same bytes: the first Write writes the format's fixed
+// opening (so that an unwritable destination fails the scan at once), the
+// findings are held with bounded memory (spilled to temporary files past a
+// threshold) and written in order at Close. template holds every finding in
+// memory, since a template may index them.
 //
-// Once w returns an error, every later Write and Close returns that error.
+// Once w (or a temporary file) returns an error, every later Write and Close
+// returns that error; the first Write to see it returns it.
 type Writer interface {
 	// Write adds one finding to the report, redacted as Options.Redact asks.
 	Write(f Finding) error
@@ -112,7 +154,8 @@ type Writer interface {
 var ErrWriterClosed = errors.New("report: write after close")
 
 // NewWriter returns a Writer that emits format to w. It fails for an unknown
-// format or a Redact outside 0..100.
+// format, a Redact outside 0..100, an unknown Platform, and for
+// FormatTemplate a missing or invalid Options.Template.
 func NewWriter(format Format, w io.Writer, opts Options) (Writer, error) {
 	if opts.Redact < 0 || opts.Redact > 100 {
 		return nil, fmt.Errorf("report: redact percentage %d out of range 0..100", opts.Redact)
@@ -120,17 +163,33 @@ func NewWriter(format Format, w io.Writer, opts Options) (Writer, error) {
 	if opts.ToolName == "" {
 		opts.ToolName = "spindle"
 	}
+	remote, err := parseRemote(opts.RemoteURL, opts.Platform)
+	if err != nil {
+		return nil, err
+	}
 	switch format {
 	case FormatText:
-		return newTextWriter(w, opts), nil
+		return newSortedWriter(w, opts, compareFindings, &textFormat{opts: opts}), nil
 	case FormatJSON:
-		return newJSONWriter(w, opts), nil
+		return newSortedWriter(w, opts, compareFindings, &jsonFormat{opts: opts}), nil
 	case FormatJSONL:
 		return newJSONLWriter(w, opts), nil
 	case FormatSARIF:
-		return newSARIFWriter(w, opts), nil
+		return newSortedWriter(w, opts, compareFindings, newSARIFFormat(opts, remote)), nil
 	case FormatCSV:
-		return newCSVWriter(w, opts), nil
+		return newSortedWriter(w, opts, compareFindings, newCSVFormat(opts)), nil
+	case FormatJUnit:
+		return newSortedWriter(w, opts, compareByRule, &junitFormat{opts: opts}), nil
+	case FormatGitleaks:
+		return newSortedWriter(w, opts, compareFindings, &gitleaksFormat{opts: opts, remote: remote}), nil
+	case FormatGitleaksCSV:
+		return newSortedWriter(w, opts, compareFindings, &gitleaksCSVFormat{opts: opts, remote: remote}), nil
+	case FormatTemplate:
+		tw, err := newTemplateWriter(w, opts, remote)
+		if err != nil {
+			return nil, err
+		}
+		return tw, nil
 	}
 	return nil, fmt.Errorf("report: %w %q (valid: %s)", ErrUnknownFormat, string(format), strings.Join(Formats(), ", "))
 }
@@ -178,18 +237,73 @@ func (s *closeState) close(finish func() error) error {
 	return s.closeErr
 }
 
-// compareFindings is the order sorted reports (text, sarif) list findings
-// in: by file, position, and rule, then by the remaining fields, so that the
-// order is total and a report does not depend on the order of Write calls.
+// compareFindings is the order sorted reports list findings in: by file,
+// position, and rule, then by the remaining fields, so that the order is
+// total and a report does not depend on the order of Write calls. History
+// findings are grouped by commit first (the commit hash orders the groups);
+// a finding outside history has no commit and sorts as before.
 func compareFindings(a, b *Finding) int {
+	if c := comparePlace(a, b); c != 0 {
+		return c
+	}
+	return compareRest(a, b)
+}
+
+// comparePlace orders by what places a finding and makes it the finding it
+// is: commit, file, position, rule, secret, match and fingerprint. Two
+// findings equal here are one finding reported twice (Merge drops one).
+// The keys are compared one at a time (cmp.Or would evaluate them all):
+// sorting millions of findings calls this tens of millions of times.
+func comparePlace(a, b *Finding) int {
+	if c := strings.Compare(a.Commit, b.Commit); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.File, b.File); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Line, b.Line); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Column, b.Column); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.RuleID, b.RuleID); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.EndLine, b.EndLine); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.EndColumn, b.EndColumn); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Secret, b.Secret); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Match, b.Match); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Fingerprint, b.Fingerprint)
+}
+
+// compareRest orders by the fields that do not place a finding, so that
+// findings differing only there still sort the same way every run.
+func compareRest(a, b *Finding) int {
 	return cmp.Or(
-		strings.Compare(a.File, b.File),
-		cmp.Compare(a.Line, b.Line),
-		cmp.Compare(a.Column, b.Column),
-		strings.Compare(a.RuleID, b.RuleID),
-		cmp.Compare(a.EndLine, b.EndLine),
-		cmp.Compare(a.EndColumn, b.EndColumn),
-		strings.Compare(a.Secret, b.Secret),
-		strings.Compare(a.Match, b.Match),
+		strings.Compare(a.Description, b.Description),
+		cmp.Compare(a.Entropy, b.Entropy),
+		strings.Compare(a.Author, b.Author),
+		strings.Compare(a.Email, b.Email),
+		strings.Compare(a.Date, b.Date),
+		strings.Compare(a.Message, b.Message),
+		slices.Compare(a.Tags, b.Tags),
 	)
+}
+
+// compareByRule is junit's order: a test suite per rule, findings within it
+// as compareFindings orders them.
+func compareByRule(a, b *Finding) int {
+	if c := strings.Compare(a.RuleID, b.RuleID); c != 0 {
+		return c
+	}
+	return compareFindings(a, b)
 }

@@ -1,8 +1,7 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
+	"bufio"
 	"io"
 	"math"
 )
@@ -22,88 +21,95 @@ func prepare(f Finding, opts Options) Finding {
 	return f
 }
 
-// jsonWriter writes a JSON array of findings, one indented element per Write.
-// It streams: each element reaches w during its Write, and Close adds the
-// closing bracket, so memory does not grow with the report. A consumer that
-// reads the output before Close sees an unterminated array; jsonl is the
-// format for reading while the scan runs.
-type jsonWriter struct {
-	w     io.Writer
-	opts  Options
-	n     int          // findings written so far
-	buf   bytes.Buffer // one element, reused
-	enc   *json.Encoder
-	state closeState
-}
-
-func newJSONWriter(w io.Writer, opts Options) *jsonWriter {
-	jw := &jsonWriter{w: w, opts: opts}
-	jw.enc = json.NewEncoder(&jw.buf)
-	// Secrets and paths are shown as they are: "<" stays "<", not "\u003c".
-	jw.enc.SetEscapeHTML(false)
-	jw.enc.SetIndent(" ", " ")
-	return jw
-}
-
-func (jw *jsonWriter) Write(f Finding) error {
-	if err := jw.state.check(); err != nil {
-		return err
-	}
-	jw.buf.Reset()
-	if jw.n == 0 {
-		jw.buf.WriteString("[\n ")
-	} else {
-		jw.buf.WriteString(",\n ")
-	}
-	if err := jw.enc.Encode(prepare(f, jw.opts)); err != nil {
-		return jw.state.fail(err)
-	}
-	// Encode ends the element with a newline; the separator or the closing
-	// bracket supplies it instead, so that no comma sits on a line alone.
-	jw.buf.Truncate(jw.buf.Len() - 1)
-	if _, err := jw.w.Write(jw.buf.Bytes()); err != nil {
-		return jw.state.fail(err)
-	}
-	jw.n++
-	return nil
-}
-
-func (jw *jsonWriter) Close() error {
-	return jw.state.close(func() error {
-		tail := "\n]\n"
-		if jw.n == 0 {
-			tail = "[]\n"
+// appendFindingJSON appends f as one object of spindle's JSON schema (the
+// json and jsonl formats): snake_case keys in Finding's order, the history
+// fields only when set. See jsonenc.go for how strings are escaped.
+func appendFindingJSON(b []byte, f *Finding, indent bool) []byte {
+	o := jsonObject{b: b, indent: indent}
+	o.open()
+	o.str("rule_id", f.RuleID)
+	o.str("description", f.Description)
+	o.str("file", f.File)
+	o.int("line", f.Line)
+	o.int("column", f.Column)
+	o.int("end_line", f.EndLine)
+	o.int("end_column", f.EndColumn)
+	o.str("secret", f.Secret)
+	o.str("match", f.Match)
+	o.float("entropy", f.Entropy, 64)
+	o.str("fingerprint", f.Fingerprint)
+	o.strs("tags", f.Tags)
+	for _, kv := range [...][2]string{
+		{"commit", f.Commit}, {"author", f.Author}, {"email", f.Email}, {"date", f.Date}, {"message", f.Message},
+	} {
+		if kv[1] != "" {
+			o.str(kv[0], kv[1])
 		}
-		_, err := io.WriteString(jw.w, tail)
-		return err
-	})
+	}
+	o.close()
+	return o.b
 }
 
-// jsonlWriter writes one compact JSON object per line (JSON Lines). Each
-// finding reaches w in a single Write call before Write returns, so a
-// consumer can act on findings while the scan runs, and concurrent readers of
-// a pipe never see half a line from this writer. JSON escapes every newline
-// inside a string, so a finding is always exactly one line.
+// jsonFormat is the json report: a JSON array of findings, one indented
+// element per finding, sorted (see compareFindings). The opening bracket
+// goes out at the first Write; an empty report is "[]".
+type jsonFormat struct {
+	opts Options
+	n    int    // findings written
+	buf  []byte // one element, reused
+}
+
+func (j *jsonFormat) entry(f Finding) entry { return entry{f: prepare(f, j.opts)} }
+
+func (j *jsonFormat) begin(w *bufio.Writer) error {
+	_, err := w.WriteString("[")
+	return err
+}
+
+func (j *jsonFormat) finding(w *bufio.Writer, e *entry) error {
+	sep := ",\n "
+	if j.n == 0 {
+		sep = "\n "
+	}
+	j.n++
+	j.buf = appendFindingJSON(append(j.buf[:0], sep...), &e.f, true)
+	_, err := w.Write(j.buf)
+	return err
+}
+
+func (j *jsonFormat) end(w *bufio.Writer) error {
+	tail := "\n]\n"
+	if j.n == 0 {
+		tail = "]\n"
+	}
+	_, err := w.WriteString(tail)
+	return err
+}
+
+// jsonlWriter writes one compact JSON object per line (JSON Lines), in
+// arrival order. Each finding reaches w in a single Write call before Write
+// returns, so a consumer can act on findings while the scan runs, and
+// concurrent readers of a pipe never see half a line from this writer. JSON
+// escapes every newline inside a string, so a finding is always exactly one
+// line.
 type jsonlWriter struct {
 	w     io.Writer
 	opts  Options
-	enc   *json.Encoder
+	buf   []byte
 	state closeState
 }
 
 func newJSONLWriter(w io.Writer, opts Options) *jsonlWriter {
-	lw := &jsonlWriter{w: w, opts: opts}
-	// json.Encoder writes each value with one call to w.Write.
-	lw.enc = json.NewEncoder(w)
-	lw.enc.SetEscapeHTML(false)
-	return lw
+	return &jsonlWriter{w: w, opts: opts}
 }
 
 func (lw *jsonlWriter) Write(f Finding) error {
 	if err := lw.state.check(); err != nil {
 		return err
 	}
-	if err := lw.enc.Encode(prepare(f, lw.opts)); err != nil {
+	f = prepare(f, lw.opts)
+	lw.buf = append(appendFindingJSON(lw.buf[:0], &f, false), '\n')
+	if _, err := lw.w.Write(lw.buf); err != nil {
 		return lw.state.fail(err)
 	}
 	return nil

@@ -79,3 +79,14 @@ func maskSecret(secret string, pct int) string {
 	}
 	return secret[:end] + partialMark
 }
+
+// redactIn hides f's secret in s the way Redact hides it in f's own fields:
+// for text a writer derives from the unredacted finding (SARIF's cleaned
+// artifact path).
+func redactIn(s string, f Finding, pct int) string {
+	secret := secretOf(f)
+	if pct <= 0 || secret == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, secret, maskSecret(secret, pct))
+}

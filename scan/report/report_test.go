@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,7 +14,7 @@ import (
 
 // sampleFindings covers what the writers must carry intact: an ordinary
 // finding, an archive member, a secret with CSV metacharacters and a line
-// break, a multi-byte secret, and a finding with no tags.
+// break, a multi-byte secret, a finding with no tags, and a history finding.
 func sampleFindings() []Finding {
 	return []Finding{
 		{
@@ -40,17 +41,29 @@ func sampleFindings() []Finding {
 			Secret: "pässwörd-秘密-8841Xq", Match: "PASSWD=pässwörd-秘密-8841Xq",
 			Entropy: 3.9, Fingerprint: "config/app.env:generic-api-key:1", Tags: []string{},
 		},
+		{
+			RuleID: "github-pat", Description: "GitHub Personal Access Token",
+			File: "deploy/ci.yml", Line: 2, Column: 9, EndLine: 2, EndColumn: 48,
+			Secret: "ghp_Zq0123456789abcdefABCDEF0123456789ab", Match: "token: ghp_Zq0123456789abcdefABCDEF0123456789ab",
+			Entropy: 4.6, Fingerprint: "9fceb02d0ae598e95dc970b74767f19372d61af8:deploy/ci.yml:github-pat:2",
+			Tags:   []string{"github"},
+			Commit: "9fceb02d0ae598e95dc970b74767f19372d61af8", Author: "Ann Example", Email: "ann@example.com",
+			Date: "2024-03-01T08:00:00Z", Message: "add CI <deploy> & keys",
+		},
 	}
 }
 
-// render writes findings through a fresh writer and returns the output.
+// testTemplate is the template tests render the template format with: one
+// line per finding, strings quoted, so that a test can find a value in it.
+const testTemplate = `{{range .}}{{.RuleID}} {{quote .File}} {{.StartLine}}:{{.StartColumn}} {{quote .Secret}} {{quote .Match}} {{quote .Commit}}
+{{end}}`
+
+// render writes findings through a fresh writer and returns the output. The
+// template format gets testTemplate unless opts names another.
 func render(t testing.TB, format Format, opts Options, findings []Finding) string {
 	t.Helper()
 	var buf bytes.Buffer
-	w, err := NewWriter(format, &buf, opts)
-	if err != nil {
-		t.Fatalf("NewWriter(%s): %v", format, err)
-	}
+	w := newTestWriter(t, format, &buf, opts)
 	for _, f := range findings {
 		if err := w.Write(f); err != nil {
 			t.Fatalf("%s: Write: %v", format, err)
@@ -62,21 +75,61 @@ func render(t testing.TB, format Format, opts Options, findings []Finding) strin
 	return buf.String()
 }
 
-// decodeJSON parses a json report back.
+// newTestWriter is NewWriter, with testTemplate for the template format
+// unless opts names another.
+func newTestWriter(t testing.TB, format Format, w io.Writer, opts Options) Writer {
+	t.Helper()
+	if format == FormatTemplate && opts.Template == "" {
+		opts.Template = testTemplate
+	}
+	wr, err := NewWriter(format, w, opts)
+	if err != nil {
+		t.Fatalf("NewWriter(%s): %v", format, err)
+	}
+	return wr
+}
+
+// readAll reads a json or jsonl report (either schema) back with this
+// package's reader, which undoes the reversible escapes.
+func readAll(t testing.TB, out string) []Finding {
+	t.Helper()
+	rr, err := newReportReader(strings.NewReader(out), 0)
+	if err != nil {
+		t.Fatalf("report does not read back: %v\n%s", err, out)
+	}
+	fs := []Finding{}
+	for {
+		f, ok, err := rr.next()
+		if err != nil {
+			t.Fatalf("report does not read back: %v\n%s", err, out)
+		}
+		if !ok {
+			return fs
+		}
+		fs = append(fs, f)
+	}
+}
+
+// decodeJSON parses a json report back, checking first that encoding/json
+// reads it as an array.
 func decodeJSON(t testing.TB, out string) []Finding {
 	t.Helper()
-	var fs []Finding
-	if err := json.Unmarshal([]byte(out), &fs); err != nil {
+	var raw []map[string]any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatalf("json report does not parse: %v\n%s", err, out)
 	}
-	if fs == nil {
+	if raw == nil {
 		t.Fatalf("json report is not an array: %q", out)
+	}
+	fs := readAll(t, out)
+	if len(fs) != len(raw) {
+		t.Fatalf("read %d findings, encoding/json %d", len(fs), len(raw))
 	}
 	return fs
 }
 
 // decodeJSONL parses a jsonl report back, checking that every line is one
-// finding.
+// finding that encoding/json reads too.
 func decodeJSONL(t testing.TB, out string) []Finding {
 	t.Helper()
 	fs := []Finding{}
@@ -87,11 +140,11 @@ func decodeJSONL(t testing.TB, out string) []Finding {
 		t.Fatalf("jsonl report does not end with a newline: %q", out)
 	}
 	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		var f Finding
-		if err := json.Unmarshal([]byte(line), &f); err != nil {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("jsonl line %d does not parse: %v\n%s", i+1, err, line)
 		}
-		fs = append(fs, f)
+		fs = append(fs, readAll(t, line)...)
 	}
 	return fs
 }
@@ -127,18 +180,51 @@ func decodeCSV(t testing.TB, out string) []Finding {
 			RuleID: r[0], Description: r[1], File: r[2],
 			Line: num(r[3]), Column: num(r[4]), EndLine: num(r[5]), EndColumn: num(r[6]),
 			Secret: r[7], Match: r[8], Entropy: e, Fingerprint: r[10], Tags: tags,
+			Commit: r[12], Author: r[13], Email: r[14], Date: r[15], Message: r[16],
 		})
 	}
 	return fs
 }
 
-// decodeMachine parses a json, jsonl or csv report back into findings.
+// gitleaksDoc is gitleaks' report as gitleaks itself declares it, for
+// decoding with encoding/json independently of this package's reader.
+type gitleaksDoc []struct {
+	RuleID, Description                        string
+	StartLine, EndLine, StartColumn, EndColumn int
+	Match, Secret, File, SymlinkFile, Commit   string
+	Link                                       string `json:",omitempty"`
+	Entropy                                    float32
+	Author, Email, Date, Message               string
+	Tags                                       []string
+	Fingerprint                                string
+}
+
+// decodeGitleaks parses a gitleaks report back, checking that encoding/json
+// reads it into gitleaks' own type, with no unknown key.
+func decodeGitleaks(t testing.TB, out string) []Finding {
+	t.Helper()
+	var doc gitleaksDoc
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil || doc == nil {
+		t.Fatalf("gitleaks report does not parse as gitleaks' findings: %v\n%s", err, out)
+	}
+	fs := readAll(t, out)
+	if len(fs) != len(doc) {
+		t.Fatalf("read %d findings, encoding/json %d", len(fs), len(doc))
+	}
+	return fs
+}
+
+// decodeMachine parses a json, jsonl, gitleaks or csv report back.
 func decodeMachine(t testing.TB, format Format, out string) []Finding {
 	switch format {
 	case FormatJSON:
 		return decodeJSON(t, out)
 	case FormatJSONL:
 		return decodeJSONL(t, out)
+	case FormatGitleaks:
+		return decodeGitleaks(t, out)
 	case FormatCSV:
 		return decodeCSV(t, out)
 	}
@@ -146,13 +232,25 @@ func decodeMachine(t testing.TB, format Format, out string) []Finding {
 	return nil
 }
 
+// machineFormats are the formats that carry every field and parse back.
+var machineFormats = []Format{FormatJSON, FormatJSONL, FormatGitleaks, FormatCSV}
+
+// sortedCopy is findings in the order sorted reports list them.
+func sortedCopy(findings []Finding) []Finding {
+	s := slices.Clone(findings)
+	slices.SortStableFunc(s, func(a, b Finding) int { return compareFindings(&a, &b) })
+	return s
+}
+
 // sameFinding compares findings field by field, treating nil and empty Tags
-// alike (writers print a nil Tags as an empty list).
+// alike (writers print a nil Tags as an empty list). Entropy is compared at
+// float32 precision, which is what gitleaks' schema keeps.
 func sameFinding(a, b Finding) bool {
 	return a.RuleID == b.RuleID && a.Description == b.Description && a.File == b.File &&
 		a.Line == b.Line && a.Column == b.Column && a.EndLine == b.EndLine && a.EndColumn == b.EndColumn &&
-		a.Secret == b.Secret && a.Match == b.Match && a.Entropy == b.Entropy &&
-		a.Fingerprint == b.Fingerprint && slices.Equal(a.Tags, b.Tags)
+		a.Secret == b.Secret && a.Match == b.Match && float32(a.Entropy) == float32(b.Entropy) &&
+		a.Fingerprint == b.Fingerprint && slices.Equal(a.Tags, b.Tags) &&
+		a.Commit == b.Commit && a.Author == b.Author && a.Email == b.Email && a.Date == b.Date && a.Message == b.Message
 }
 
 // failWriter fails every write after the first n bytes.

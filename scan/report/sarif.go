@@ -2,10 +2,11 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
+	"maps"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -33,15 +34,6 @@ const (
 // The subset of the SARIF 2.1.0 object model this writer emits. Field order
 // follows the specification's, so the output reads like other tools' logs.
 type (
-	sarifLog struct {
-		Schema  string     `json:"$schema"`
-		Version string     `json:"version"`
-		Runs    []sarifRun `json:"runs"`
-	}
-	sarifRun struct {
-		Tool    sarifTool     `json:"tool"`
-		Results []sarifResult `json:"results"`
-	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
 	}
@@ -66,18 +58,33 @@ type (
 	sarifMessage struct {
 		Text string `json:"text"`
 	}
+	sarifVersionControl struct {
+		RepositoryURI string `json:"repositoryUri"`
+		RevisionID    string `json:"revisionId,omitempty"`
+	}
 	sarifResult struct {
 		RuleID              string            `json:"ruleId"`
 		RuleIndex           int               `json:"ruleIndex"`
 		Message             sarifMessage      `json:"message"`
 		Locations           []sarifLocation   `json:"locations"`
-		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		PartialFingerprints sarifFingerprints `json:"partialFingerprints"`
 		Properties          *sarifResultProps `json:"properties,omitempty"`
 	}
+	sarifFingerprints struct {
+		Location string `json:"spindleFingerprint/v1"`
+		Secret   string `json:"spindleSecretHash/v1,omitempty"`
+	}
+	// sarifResultProps is what a result carries beyond SARIF's own fields:
+	// the full path of an archive member (the artifact URI names only the
+	// outermost archive), and for a history finding the commit that added
+	// it, its author and date, and the first line of its message.
 	sarifResultProps struct {
-		// File is the finding's full path, archive members included, when
-		// the artifact URI names only the outermost archive.
-		File string `json:"file"`
+		File    string `json:"file,omitempty"`
+		Commit  string `json:"commit,omitempty"`
+		Author  string `json:"author,omitempty"`
+		Email   string `json:"email,omitempty"`
+		Date    string `json:"date,omitempty"`
+		Message string `json:"message,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysicalLocation `json:"physicalLocation"`
@@ -99,16 +106,19 @@ type (
 	}
 )
 
-// sarifWriter buffers the run's findings and writes one SARIF 2.1.0 log at
-// Close, in the shape GitHub code scanning accepts:
+// sarifFormat writes one SARIF 2.1.0 log in the shape GitHub code scanning
+// accepts:
 //
 //   - tool.driver.rules lists Options.Rules in their order, then any rule
 //     that only a finding named (sorted by ID), each with a short
 //     description, level "error", and its tags plus "security" (the tag
 //     GitHub uses to file a result under security alerts). Every result's
 //     ruleIndex points into this table.
-//   - Results are sorted by file, line, column and rule, so the same scan
-//     gives the same log whatever the worker count.
+//   - Results are sorted (see compareFindings), so the same scan gives the
+//     same log whatever the worker count. They are written one by one, a
+//     line each, as the sorted findings come back at Close; the log's
+//     opening goes out at the first Write, the rule table (gathered while
+//     findings arrive) just before the first result.
 //   - A region's endColumn is exclusive in SARIF and inclusive in Finding,
 //     so it is EndColumn+1. A finding without a line (Line < 1) gets no
 //     region. Columns are written as the engine counted them; SARIF's default
@@ -120,6 +130,10 @@ type (
 //     report leaves the hash out so that it carries nothing derived from the
 //     secret. GitHub computes its own primaryLocationLineHash from the
 //     checked-out source when the upload lacks one.
+//   - History. With Options.RemoteURL the run has versionControlProvenance
+//     naming the repository (and Options.Revision, when set). A history
+//     finding's commit, author, email, date and message go into the result's
+//     properties, and its message names the commit.
 //
 // Artifact URIs. A relative path becomes a relative URI with uriBaseId
 // %SRCROOT%, slash-separated and percent-encoded (a space is %20, '#' is %23);
@@ -131,107 +145,147 @@ type (
 // own line and columns. Because '!' may also occur in ordinary file names,
 // a path is split only at a '!' that follows a name with an archive or
 // compression extension (see archiveSuffixes); "wow!.txt" stays one file.
-type sarifWriter struct {
-	w        io.Writer
-	opts     Options
-	findings []Finding // prepared (redacted) copies, in Write order
-	hashes   []string  // spindleSecretHash/v1 per finding; empty when redacting
-	state    closeState
+//
+// Redaction and paths. The artifact path is cleaned (a/./b is a/b), and
+// cleaning can join pieces of a name into the secret where the name as
+// given did not hold it. So the path is split and cleaned from the
+// unredacted finding and the secret hidden in the result, rather than
+// hidden first and cleaned after (FuzzWriters found that order leaking).
+type sarifFormat struct {
+	opts   Options
+	remote remoteInfo
+	n      int // results written
+	// extra holds, for each rule not in Options.Rules, its first finding
+	// in sorted order, whose description and tags describe the rule.
+	extra map[string]Finding
+	index map[string]int // rule ID → ruleIndex, built before the first result
+	enc   *json.Encoder
+	buf   bytes.Buffer
 }
 
-func newSARIFWriter(w io.Writer, opts Options) *sarifWriter {
-	return &sarifWriter{w: w, opts: opts}
+func newSARIFFormat(opts Options, remote remoteInfo) *sarifFormat {
+	s := &sarifFormat{opts: opts, remote: remote, extra: map[string]Finding{}}
+	s.enc = json.NewEncoder(&s.buf)
+	s.enc.SetEscapeHTML(false)
+	s.enc.SetIndent("        ", "  ")
+	return s
 }
 
-func (s *sarifWriter) Write(f Finding) error {
-	if err := s.state.check(); err != nil {
-		return err
-	}
-	// The secret hash is of the real secret, so it is taken before the
-	// finding is redacted for buffering.
-	hash := ""
+func (s *sarifFormat) entry(f Finding) entry {
+	// The secret hash is of the real secret, and the artifact path is
+	// cleaned before the secret is hidden in it; both need f unredacted.
+	e := entry{}
 	if s.opts.Redact == 0 {
-		hash = secretHash(f)
+		e.hash = secretHash(f)
 	}
+	outer, member := splitArchivePath(f.File)
+	clean := cleanArtifactPath(outer)
+	e.artifact = redactIn(clean, f, s.opts.Redact)
+	if strings.HasPrefix(clean, "/") && !strings.HasPrefix(e.artifact, "/") {
+		e.artifact = "/" + e.artifact // the mask replaced the root; keep the path absolute
+	}
+	e.member = member != ""
 	f = prepare(f, s.opts)
 	f.Entropy = 0 // not in SARIF; keep nothing that is not needed
-	s.findings = append(s.findings, f)
-	s.hashes = append(s.hashes, hash)
-	return nil
+	e.f = f
+	if !slices.ContainsFunc(s.opts.Rules, func(r RuleMeta) bool { return r.ID == f.RuleID }) {
+		if first, ok := s.extra[f.RuleID]; !ok || compareFindings(&f, &first) < 0 {
+			s.extra[f.RuleID] = Finding{RuleID: f.RuleID, Description: f.Description, Tags: f.Tags,
+				File: f.File, Line: f.Line, Column: f.Column, Commit: f.Commit, Secret: f.Secret, Match: f.Match}
+		}
+	}
+	return e
 }
 
-func (s *sarifWriter) Close() error {
-	return s.state.close(s.render)
+func (s *sarifFormat) begin(w *bufio.Writer) error {
+	_, err := w.WriteString("{\n  \"$schema\": \"" + sarifSchema + "\",\n  \"version\": \"" + sarifVersion + "\",\n  \"runs\": [\n    {\n")
+	return err
 }
 
-func (s *sarifWriter) render() error {
-	order := make([]int, len(s.findings))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(i, j int) int {
-		a, b := &s.findings[i], &s.findings[j]
-		return compareFindings(a, b)
-	})
-	rules, index := s.ruleTable(order)
-	results := make([]sarifResult, 0, len(s.findings))
-	for _, i := range order {
-		results = append(results, s.result(s.findings[i], s.hashes[i], index[s.findings[i].RuleID]))
-	}
-
-	log := sarifLog{
-		Schema:  sarifSchema,
-		Version: sarifVersion,
-		Runs: []sarifRun{{
-			Tool: sarifTool{Driver: sarifDriver{
-				Name:           s.opts.ToolName,
-				Version:        s.opts.ToolVersion,
-				InformationURI: sarifInfoURI,
-				Rules:          rules,
-			}},
-			Results: results,
-		}},
-	}
-	s.findings, s.hashes = nil, nil
-
-	bw := bufio.NewWriter(s.w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(log); err != nil {
+// head writes the run's tool and provenance and opens its results.
+func (s *sarifFormat) head(w *bufio.Writer) error {
+	rules := s.ruleTable()
+	driver := sarifDriver{Name: s.opts.ToolName, Version: s.opts.ToolVersion, InformationURI: sarifInfoURI, Rules: rules}
+	w.WriteString("      \"tool\": ")
+	if err := s.encode(w, sarifTool{Driver: driver}, "      "); err != nil {
 		return err
 	}
-	return bw.Flush()
+	w.WriteString(",\n")
+	if s.remote.url != "" {
+		w.WriteString("      \"versionControlProvenance\": ")
+		vc := []sarifVersionControl{{RepositoryURI: s.remote.url, RevisionID: s.opts.Revision}}
+		if err := s.encode(w, vc, "      "); err != nil {
+			return err
+		}
+		w.WriteString(",\n")
+	}
+	_, err := w.WriteString("      \"results\": [")
+	return err
+}
+
+// encode writes v as JSON indented at the given depth, or compact for an
+// empty prefix, without a newline.
+func (s *sarifFormat) encode(w *bufio.Writer, v any, prefix string) error {
+	s.buf.Reset()
+	if prefix == "" {
+		s.enc.SetIndent("", "")
+	} else {
+		s.enc.SetIndent(prefix, "  ")
+	}
+	if err := s.enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")))
+	return err
+}
+
+func (s *sarifFormat) finding(w *bufio.Writer, e *entry) error {
+	if s.n == 0 {
+		if err := s.head(w); err != nil {
+			return err
+		}
+		w.WriteString("\n        ")
+	} else {
+		w.WriteString(",\n        ")
+	}
+	s.n++
+	// One result per line: indenting each result would triple the size of
+	// a large log and the time to write it, for no reader's benefit.
+	return s.encode(w, s.result(e), "")
+}
+
+func (s *sarifFormat) end(w *bufio.Writer) error {
+	if s.n == 0 {
+		if err := s.head(w); err != nil {
+			return err
+		}
+		_, err := w.WriteString("]\n    }\n  ]\n}\n")
+		return err
+	}
+	_, err := w.WriteString("\n      ]\n    }\n  ]\n}\n")
+	return err
 }
 
 // ruleTable builds tool.driver.rules and the index of each rule ID in it.
-// A rule missing from Options.Rules takes its description and tags from its
-// first finding in order, the sorted result order, so that the table does not
-// depend on the order findings arrived in.
-func (s *sarifWriter) ruleTable(order []int) ([]sarifRule, map[string]int) {
-	index := make(map[string]int, len(s.opts.Rules))
-	rules := make([]sarifRule, 0, len(s.opts.Rules))
+func (s *sarifFormat) ruleTable() []sarifRule {
+	s.index = make(map[string]int, len(s.opts.Rules)+len(s.extra))
+	rules := make([]sarifRule, 0, len(s.opts.Rules)+len(s.extra))
 	add := func(id, description string, tags []string) {
-		if _, ok := index[id]; ok {
+		if _, ok := s.index[id]; ok {
 			return
 		}
-		index[id] = len(rules)
+		s.index[id] = len(rules)
 		rules = append(rules, newSARIFRule(id, description, tags))
 	}
 	for _, r := range s.opts.Rules {
 		add(r.ID, r.Description, r.Tags)
 	}
-	var extra []Finding
-	for _, i := range order {
-		if _, ok := index[s.findings[i].RuleID]; !ok {
-			extra = append(extra, s.findings[i])
-		}
+	for _, id := range slices.Sorted(maps.Keys(s.extra)) {
+		f := s.extra[id]
+		add(id, f.Description, f.Tags)
 	}
-	slices.SortStableFunc(extra, func(a, b Finding) int { return strings.Compare(a.RuleID, b.RuleID) })
-	for _, f := range extra {
-		add(f.RuleID, f.Description, f.Tags)
-	}
-	return rules, index
+	s.extra = nil
+	return rules
 }
 
 func newSARIFRule(id, description string, tags []string) sarifRule {
@@ -251,36 +305,40 @@ func newSARIFRule(id, description string, tags []string) sarifRule {
 	}
 }
 
-// result converts one prepared finding.
-func (s *sarifWriter) result(f Finding, hash string, ruleIndex int) sarifResult {
-	outer, member := splitArchivePath(f.File)
-	uri, base := artifactURI(outer)
+// result converts one prepared entry.
+func (s *sarifFormat) result(e *entry) sarifResult {
+	f := &e.f
+	uri, base := artifactURI(e.artifact)
 
 	what := f.Description
 	if what == "" {
 		what = f.RuleID
 	}
 	text := what + " (rule " + f.RuleID + ")"
-	if member != "" {
+	if e.member {
 		text += " in archive member " + f.File
+	}
+	if f.Commit != "" {
+		text += " in commit " + f.Commit
 	}
 
 	loc := sarifPhysicalLocation{ArtifactLocation: sarifArtifactLocation{URI: uri, URIBaseID: base}}
-	loc.Region = sarifRegionOf(f)
+	loc.Region = sarifRegionOf(*f)
 
-	fps := map[string]string{fpLocationKey: f.Fingerprint}
-	if hash != "" {
-		fps[fpSecretKey] = hash
-	}
+	fps := sarifFingerprints{Location: f.Fingerprint, Secret: e.hash}
 	r := sarifResult{
 		RuleID:              f.RuleID,
-		RuleIndex:           ruleIndex,
+		RuleIndex:           s.index[f.RuleID],
 		Message:             sarifMessage{Text: text},
 		Locations:           []sarifLocation{{PhysicalLocation: loc}},
 		PartialFingerprints: fps,
 	}
-	if member != "" {
-		r.Properties = &sarifResultProps{File: f.File}
+	props := sarifResultProps{Commit: f.Commit, Author: f.Author, Email: f.Email, Date: f.Date, Message: f.Message}
+	if e.member {
+		props.File = f.File
+	}
+	if props != (sarifResultProps{}) {
+		r.Properties = &props
 	}
 	return r
 }
@@ -351,18 +409,26 @@ func splitArchivePath(p string) (outer, member string) {
 	return p, ""
 }
 
-// artifactURI turns a file path into a SARIF artifact URI and its uriBaseId
-// (empty for an absolute URI).
-func artifactURI(p string) (uri, baseID string) {
+// cleanArtifactPath is the path an artifact URI is made of: slashed and
+// cleaned, and rooted ("/C:/x", "/srv/x") when the path is absolute.
+func cleanArtifactPath(p string) string {
 	slashed := filepath.ToSlash(p)
 	// A Windows drive path (C:/x) is absolute whatever the host OS.
 	drive := len(slashed) >= 3 && slashed[1] == ':' && slashed[2] == '/' &&
 		(slashed[0]|0x20 >= 'a' && slashed[0]|0x20 <= 'z')
 	if drive || strings.HasPrefix(slashed, "/") {
-		u := url.URL{Scheme: "file", Path: path.Clean("/" + slashed)}
+		return path.Clean("/" + slashed)
+	}
+	return path.Clean(slashed)
+}
+
+// artifactURI turns a path cleaned by cleanArtifactPath into a SARIF
+// artifact URI and its uriBaseId (empty for an absolute URI).
+func artifactURI(clean string) (uri, baseID string) {
+	if strings.HasPrefix(clean, "/") {
+		u := url.URL{Scheme: "file", Path: clean}
 		return u.String(), ""
 	}
-	clean := path.Clean(slashed)
 	esc := (&url.URL{Path: clean}).EscapedPath()
 	// A colon in the first segment would read as a URI scheme ("c:x").
 	if first, _, _ := strings.Cut(esc, "/"); strings.Contains(first, ":") {

@@ -53,9 +53,18 @@ type sarifDoc struct {
 			} `json:"locations"`
 			PartialFingerprints map[string]string `json:"partialFingerprints"`
 			Properties          struct {
-				File string `json:"file"`
+				File    string `json:"file"`
+				Commit  string `json:"commit"`
+				Author  string `json:"author"`
+				Email   string `json:"email"`
+				Date    string `json:"date"`
+				Message string `json:"message"`
 			} `json:"properties"`
 		} `json:"results"`
+		VersionControlProvenance []struct {
+			RepositoryURI *string `json:"repositoryUri"`
+			RevisionID    string  `json:"revisionId"`
+		} `json:"versionControlProvenance"`
 	} `json:"runs"`
 }
 
@@ -134,7 +143,7 @@ func TestSARIFHasRequiredFieldsAndRegions(t *testing.T) {
 		}
 	}
 	// Options.Rules in order, then rules only findings named.
-	if want := []string{"private-key", "aws-access-token", "unused-rule", "generic-api-key"}; !slices.Equal(ids, want) {
+	if want := []string{"private-key", "aws-access-token", "unused-rule", "generic-api-key", "github-pat"}; !slices.Equal(ids, want) {
 		t.Errorf("rules = %v, want %v", ids, want)
 	}
 	if len(run.Results) != len(findings) {
@@ -244,5 +253,70 @@ func TestSARIFArchiveMemberURINamesTheOutermostArchive(t *testing.T) {
 				t.Errorf("member path lost: properties.file = %q, message = %q", r.Properties.File, *r.Message.Text)
 			}
 		})
+	}
+}
+
+// TestSARIFRedactsTheCleanedArtifactPath is the regression test for what
+// FuzzWriters found: the artifact path was cleaned after the secret had been
+// hidden in the file name, and cleaning joined "k/./ey" into the secret
+// "k/ey". The path is now cleaned first and the secret hidden in the result.
+func TestSARIFRedactsTheCleanedArtifactPath(t *testing.T) {
+	tests := []struct{ file, secret string }{
+		{"abc/./def", "abc/def"},
+		{"a/x/../b-key", "a/b-key"},
+		{"keys//s3cr3t.txt", "keys/s3cr3t.txt"},
+		{"/srv//tok3n/x", "/srv/tok3n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			f := Finding{RuleID: "r", File: tt.file, Line: 1, Column: 1, EndLine: 1, EndColumn: 1, Secret: tt.secret}
+			for _, pct := range []int{100, 50} {
+				out := render(t, FormatSARIF, Options{Redact: pct}, []Finding{f})
+				if strings.Contains(out, tt.secret) {
+					t.Errorf("redacted at %d, the log contains the secret %q:\n%s", pct, tt.secret, out)
+				}
+				decodeSARIF(t, out)
+			}
+		})
+	}
+	// An absolute path stays absolute when the mask replaces its root.
+	f := Finding{RuleID: "r", File: "/tok3n-abc/x", Line: 1, Secret: "/tok3n-abc"}
+	uri := decodeSARIF(t, render(t, FormatSARIF, Options{Redact: 100}, []Finding{f})).Runs[0].Results[0].Locations[0].PhysicalLocation.ArtifactLocation
+	if !strings.HasPrefix(*uri.URI, "file:///") || strings.Contains(*uri.URI, "tok3n") {
+		t.Errorf("uri = %q", *uri.URI)
+	}
+}
+
+func TestSARIFNamesTheCommitOfHistoryFindings(t *testing.T) {
+	hist := sampleFindings()[4]
+	opts := Options{RemoteURL: "git@github.com:acme/widgets.git", Revision: "0123456789abcdef0123456789abcdef01234567"}
+	doc := decodeSARIF(t, render(t, FormatSARIF, opts, []Finding{hist, sampleFindings()[0]}))
+	run := doc.Runs[0]
+	if len(run.VersionControlProvenance) != 1 || *run.VersionControlProvenance[0].RepositoryURI != "https://github.com/acme/widgets" ||
+		run.VersionControlProvenance[0].RevisionID != opts.Revision {
+		t.Errorf("versionControlProvenance = %+v", run.VersionControlProvenance)
+	}
+	var found bool
+	for _, r := range run.Results {
+		p := r.Properties
+		if *r.RuleID != hist.RuleID {
+			if p.Commit != "" || strings.Contains(*r.Message.Text, "commit") {
+				t.Errorf("a finding outside history names a commit: %+v", r)
+			}
+			continue
+		}
+		found = true
+		if p.Commit != hist.Commit || p.Author != hist.Author || p.Email != hist.Email || p.Date != hist.Date || p.Message != hist.Message {
+			t.Errorf("properties = %+v", p)
+		}
+		if !strings.Contains(*r.Message.Text, "in commit "+hist.Commit) {
+			t.Errorf("message %q does not name the commit", *r.Message.Text)
+		}
+	}
+	if !found {
+		t.Fatal("history finding missing")
+	}
+	if doc := decodeSARIF(t, render(t, FormatSARIF, Options{}, []Finding{hist})); doc.Runs[0].VersionControlProvenance != nil {
+		t.Error("versionControlProvenance without a remote")
 	}
 }

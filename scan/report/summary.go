@@ -16,23 +16,34 @@ type Summary struct {
 	Bytes    int64         // bytes scanned
 	Duration time.Duration // wall time of the scan
 	Findings int           // findings reported (after the baseline)
-	Warnings int           // unreadable files, broken archives, budget hits
 
-	// Skipped counts files not scanned, by reason ("binary", "too large",
-	// "gitignored"...); reasons with a zero count are not printed.
+	// Warnings come in two classes. Lost counts warnings where data went
+	// unscanned: an unreadable file, a budget hit, a truncated archive that
+	// hid members; --strict fails on them. Noise counts warnings where
+	// nothing was lost: a corrupt archive with no members to lose.
+	Lost, Noise int64
+	// Warnings is the total number of warnings, for a caller that does not
+	// classify them; the total printed is the larger of Warnings and
+	// Lost+Noise, and what the classes do not account for is "other".
+	Warnings int
+
+	// Skipped counts objects not scanned, by reason ("binary", "too
+	// large", "gitignored", "lfs pointer"...); reasons with a zero count are
+	// not printed.
 	Skipped map[string]int64
 }
 
 // WriteText writes s for a person, in at most three lines:
 //
 //	scanned 1250 files, 1.2 GiB in 1.53s (840 MiB/s)
-//	3 findings, 1 warning
+//	3 findings, 4 warnings (1 lost data, 3 noise)
 //	skipped: 12 binary, 4 too large
 //
 // Sizes are in binary units (KiB, MiB, GiB), with one decimal below 10; the
-// rate is left out when the duration is zero; the skipped line is left out
-// when nothing was skipped, and lists reasons in name order. It writes to w
-// once.
+// rate is left out when the duration is zero; the classes of the warnings
+// are shown when any is counted, those with a zero count left out; the
+// skipped line is left out when nothing was skipped, and lists reasons in
+// name order. It writes to w once.
 func (s Summary) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("scanned ")
@@ -50,7 +61,21 @@ func (s Summary) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	b.WriteString(plural(int64(s.Findings), "finding", "findings"))
 	b.WriteString(", ")
-	b.WriteString(plural(int64(s.Warnings), "warning", "warnings"))
+	total := max(int64(s.Warnings), s.Lost+s.Noise)
+	b.WriteString(plural(total, "warning", "warnings"))
+	if s.Lost+s.Noise > 0 {
+		var classes []string
+		if s.Lost > 0 {
+			classes = append(classes, strconv.FormatInt(s.Lost, 10)+" lost data")
+		}
+		if s.Noise > 0 {
+			classes = append(classes, strconv.FormatInt(s.Noise, 10)+" noise")
+		}
+		if other := total - s.Lost - s.Noise; other > 0 {
+			classes = append(classes, strconv.FormatInt(other, 10)+" other")
+		}
+		b.WriteString(" (" + strings.Join(classes, ", ") + ")")
+	}
 	b.WriteString("\n")
 
 	var reasons []string

@@ -76,6 +76,21 @@ func TestSummaryWriteText(t *testing.T) {
 			"scanned 1 file, 1 B in 1s (1 B/s)\n1 finding, 1 warning\n",
 		},
 		{
+			"both warning classes",
+			Summary{Files: 2, Lost: 1, Noise: 3, Skipped: map[string]int64{"lfs pointer": 2}},
+			"scanned 2 files, 0 B in 0s\n0 findings, 4 warnings (1 lost data, 3 noise)\nskipped: 2 lfs pointer\n",
+		},
+		{
+			"noise only",
+			Summary{Noise: 1},
+			"scanned 0 files, 0 B in 0s\n0 findings, 1 warning (1 noise)\n",
+		},
+		{
+			"unclassified warnings beyond the classes are other",
+			Summary{Warnings: 5, Lost: 2},
+			"scanned 0 files, 0 B in 0s\n0 findings, 5 warnings (2 lost data, 3 other)\n",
+		},
+		{
 			"hostile reason",
 			Summary{Skipped: map[string]int64{"bad\x1b[2J": 1}},
 			"scanned 0 files, 0 B in 0s\n0 findings, 0 warnings\nskipped: 1 bad\\x1b[2J\n",

@@ -3,8 +3,6 @@ package report
 import (
 	"bufio"
 	"fmt"
-	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -18,19 +16,32 @@ const (
 	sgrPos    = "\x1b[2m"  // dim
 	sgrRule   = "\x1b[36m" // cyan
 	sgrSecret = "\x1b[31m" // red
+	sgrCommit = "\x1b[33m" // yellow
 )
 
-// textWriter is the human format: findings grouped by file, files in path
+// textFormat is the human format: findings grouped by file, files in path
 // order, each finding on one line with its position, rule and secret:
 //
 //	config/app.env
 //	  3:11  aws-access-token  AKIAIOSFODNN7EXAMPLE
 //	  9:1   generic-api-key   REDACTED
 //
-// Grouping needs every finding, and the engine reports them in no particular
-// order, so the writer buffers them all (after redaction) and writes at
-// Close; nothing reaches w before then. Sorting also makes the output the
-// same from run to run, whatever the worker count.
+// History findings are grouped by commit first, the commit introduced by a
+// header in the manner of git log, then by file:
+//
+//	commit 9fceb02d0ae598e95dc970b74767f19372d61af8
+//	Author: Ann <ann@example.com>
+//	Date:   2024-03-01T08:00:00Z
+//	Message: add deploy keys
+//
+//	deploy/app.env
+//	  3:11  aws-access-token  AKIAIOSFODNN7EXAMPLE
+//
+// The writer sorts (see compareFindings), so the output is the same from run
+// to run whatever the worker count. Columns are aligned within blocks of up
+// to textBlock findings of one file, so that a file with a million findings
+// does not have to be held to align them. An empty report writes nothing:
+// the summary on standard error already says there were no findings.
 //
 // Everything printed comes from scanned files, which may be hostile: control
 // characters (a terminal escape sequence, a newline in a multi-line secret),
@@ -38,85 +49,109 @@ const (
 // (\x1b, \n, \u202e), so a finding cannot rewrite the terminal or hide other
 // findings. The text format is for people; json, jsonl, sarif and csv carry
 // values exactly.
-type textWriter struct {
-	w        io.Writer
-	opts     Options
-	findings []Finding
-	state    closeState
+type textFormat struct {
+	opts    Options
+	started bool   // something has been written
+	commit  string // the current commit group
+	file    string // the current file group
+	rows    []textRow
 }
 
-func newTextWriter(w io.Writer, opts Options) *textWriter {
-	return &textWriter{w: w, opts: opts}
-}
+// textBlock is the most rows aligned together.
+const textBlock = 1024
 
-func (t *textWriter) Write(f Finding) error {
-	if err := t.state.check(); err != nil {
-		return err
-	}
+func (t *textFormat) entry(f Finding) entry {
 	f = Redact(f, t.opts.Redact)
 	f.Tags = nil // not printed; no reason to keep the caller's slice alive
-	t.findings = append(t.findings, f)
-	return nil
+	return entry{f: f}
 }
 
-func (t *textWriter) Close() error {
-	return t.state.close(t.render)
-}
+func (t *textFormat) begin(*bufio.Writer) error { return nil }
 
 // textRow is one finding's printable cells, escaped.
 type textRow struct{ pos, rule, secret string }
 
-// render writes the grouped report. An empty report writes nothing: the
-// summary on standard error already says there were no findings.
-func (t *textWriter) render() error {
-	slices.SortStableFunc(t.findings, func(a, b Finding) int {
-		return compareFindings(&a, &b)
-	})
-	bw := bufio.NewWriter(t.w)
-	var rows []textRow
-	for start := 0; start < len(t.findings); {
-		end := start + 1
-		for end < len(t.findings) && t.findings[end].File == t.findings[start].File {
-			end++
-		}
-		rows = rows[:0]
-		posWidth, ruleWidth := 0, 0
-		for _, f := range t.findings[start:end] {
-			secret := f.Secret
-			if secret == "" {
-				secret = f.Match
-			}
-			r := textRow{
-				pos:    strconv.Itoa(f.Line) + ":" + strconv.Itoa(f.Column),
-				rule:   escapeText(f.RuleID),
-				secret: escapeText(secret),
-			}
-			posWidth = max(posWidth, utf8.RuneCountInString(r.pos))
-			ruleWidth = max(ruleWidth, utf8.RuneCountInString(r.rule))
-			rows = append(rows, r)
-		}
-		if start > 0 {
-			bw.WriteByte('\n')
-		}
-		t.paint(bw, sgrFile, escapeText(t.findings[start].File))
-		bw.WriteByte('\n')
-		for _, r := range rows {
-			bw.WriteString("  ")
-			t.paint(bw, sgrPos, r.pos)
-			pad(bw, posWidth-utf8.RuneCountInString(r.pos)+2)
-			t.paint(bw, sgrRule, r.rule)
-			pad(bw, ruleWidth-utf8.RuneCountInString(r.rule)+2)
-			t.paint(bw, sgrSecret, r.secret)
-			bw.WriteByte('\n')
-		}
-		start = end
+func (t *textFormat) finding(bw *bufio.Writer, e *entry) error {
+	f := &e.f
+	newCommit := !t.started || f.Commit != t.commit
+	if newCommit || f.File != t.file || len(t.rows) == textBlock {
+		t.flushRows(bw)
 	}
-	t.findings = nil
-	return bw.Flush()
+	if newCommit && f.Commit != "" {
+		if t.started {
+			bw.WriteByte('\n')
+		}
+		t.commitHeader(bw, f)
+	}
+	if newCommit || f.File != t.file {
+		if t.started {
+			bw.WriteByte('\n')
+		}
+		t.paint(bw, sgrFile, escapeText(f.File))
+		bw.WriteByte('\n')
+	}
+	t.started, t.commit, t.file = true, f.Commit, f.File
+
+	secret := f.Secret
+	if secret == "" {
+		secret = f.Match
+	}
+	t.rows = append(t.rows, textRow{
+		pos:    strconv.Itoa(f.Line) + ":" + strconv.Itoa(f.Column),
+		rule:   escapeText(f.RuleID),
+		secret: escapeText(secret),
+	})
+	_, err := bw.Write(nil) // the sticky error of the destination, if any
+	return err
+}
+
+// commitHeader introduces a commit's findings.
+func (t *textFormat) commitHeader(bw *bufio.Writer, f *Finding) {
+	t.paint(bw, sgrCommit, "commit "+escapeText(f.Commit))
+	bw.WriteByte('\n')
+	if f.Author != "" || f.Email != "" {
+		bw.WriteString("Author: " + escapeText(f.Author))
+		if f.Email != "" {
+			bw.WriteString(" <" + escapeText(f.Email) + ">")
+		}
+		bw.WriteByte('\n')
+	}
+	if f.Date != "" {
+		bw.WriteString("Date:   " + escapeText(f.Date) + "\n")
+	}
+	if f.Message != "" {
+		bw.WriteString("Message: " + escapeText(f.Message) + "\n")
+	}
+}
+
+// flushRows writes the pending rows, aligned.
+func (t *textFormat) flushRows(bw *bufio.Writer) {
+	posWidth, ruleWidth := 0, 0
+	for _, r := range t.rows {
+		posWidth = max(posWidth, utf8.RuneCountInString(r.pos))
+		ruleWidth = max(ruleWidth, utf8.RuneCountInString(r.rule))
+	}
+	for _, r := range t.rows {
+		bw.WriteString("  ")
+		t.paint(bw, sgrPos, r.pos)
+		pad(bw, posWidth-utf8.RuneCountInString(r.pos)+2)
+		t.paint(bw, sgrRule, r.rule)
+		pad(bw, ruleWidth-utf8.RuneCountInString(r.rule)+2)
+		t.paint(bw, sgrSecret, r.secret)
+		bw.WriteByte('\n')
+	}
+	clear(t.rows)
+	t.rows = t.rows[:0]
+}
+
+func (t *textFormat) end(bw *bufio.Writer) error {
+	t.flushRows(bw)
+	_, err := bw.Write(nil)
+	return err
 }
 
 // paint writes s, wrapped in the SGR sequence when colour is on.
-func (t *textWriter) paint(bw *bufio.Writer, sgr, s string) {
+func (t *textFormat) paint(bw *bufio.Writer, sgr, s string) {
 	if t.opts.Color {
 		bw.WriteString(sgr)
 		bw.WriteString(s)

@@ -7,7 +7,7 @@ import (
 )
 
 func TestTextGroupsByFileInPathOrder(t *testing.T) {
-	out := render(t, FormatText, Options{}, sampleFindings())
+	out := render(t, FormatText, Options{}, sampleFindings()[:4]) // no history finding
 	var files []string
 	groups := map[string][]string{}
 	current := ""
@@ -69,13 +69,13 @@ func TestTextColourOnlyWhenAsked(t *testing.T) {
 	}
 	// Removing the colour gives the plain report back.
 	stripped := coloured
-	for _, sgr := range []string{sgrFile, sgrPos, sgrRule, sgrSecret, sgrReset} {
+	for _, sgr := range []string{sgrFile, sgrPos, sgrRule, sgrSecret, sgrCommit, sgrReset} {
 		stripped = strings.ReplaceAll(stripped, sgr, "")
 	}
 	if stripped != plain {
 		t.Errorf("coloured text without colour differs from plain text:\n%q\n%q", stripped, plain)
 	}
-	for _, format := range []Format{FormatJSON, FormatJSONL, FormatSARIF, FormatCSV} {
+	for _, format := range allFormats()[1:] {
 		if out := render(t, format, Options{Color: true}, sampleFindings()); strings.Contains(out, "\x1b[") {
 			t.Errorf("%s output is coloured", format)
 		}
@@ -137,5 +137,61 @@ func TestTextShowsMatchWhenSecretIsEmpty(t *testing.T) {
 	out := render(t, FormatText, Options{}, []Finding{{RuleID: "r", File: "f", Line: 1, Column: 1, Match: "whole-match-token"}})
 	if !strings.Contains(out, "whole-match-token") {
 		t.Fatalf("text lacks the match:\n%s", out)
+	}
+}
+
+func TestTextGroupsHistoryFindingsByCommitThenFile(t *testing.T) {
+	c1, c2 := "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
+	hist := func(commit, file string, line int) Finding {
+		return Finding{RuleID: "r", File: file, Line: line, Column: 1, Secret: "s" + file, Commit: commit,
+			Author: "Ann", Email: "ann@example.com", Date: "2024-03-01T08:00:00Z", Message: "add\x1b[2J keys"}
+	}
+	findings := []Finding{
+		hist(c2, "b.env", 1), hist(c1, "b.env", 2), {RuleID: "r", File: "z.env", Line: 1, Column: 1, Secret: "plain"},
+		hist(c1, "a.env", 5), hist(c1, "b.env", 1),
+	}
+	got := render(t, FormatText, Options{}, findings)
+	want := `z.env
+  1:1  r  plain
+
+commit 1111111111111111111111111111111111111111
+Author: Ann <ann@example.com>
+Date:   2024-03-01T08:00:00Z
+Message: add\x1b[2J keys
+
+a.env
+  5:1  r  sa.env
+
+b.env
+  1:1  r  sb.env
+  2:1  r  sb.env
+
+commit 2222222222222222222222222222222222222222
+Author: Ann <ann@example.com>
+Date:   2024-03-01T08:00:00Z
+Message: add\x1b[2J keys
+
+b.env
+  1:1  r  sb.env
+`
+	if got != want {
+		t.Fatalf("text =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestTextAlignsLongFilesInBlocks(t *testing.T) {
+	var findings []Finding
+	for i := 1; i <= textBlock+1; i++ {
+		findings = append(findings, Finding{RuleID: "r", File: "f", Line: i, Column: 1, Secret: "s"})
+	}
+	out := render(t, FormatText, Options{}, findings)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != textBlock+2 || lines[0] != "f" {
+		t.Fatalf("%d lines, header %q", len(lines), lines[0])
+	}
+	// The first block is aligned to its widest position (1024:1), the
+	// last row, alone in its block, to its own.
+	if lines[1] != "  1:1     r  s" || lines[len(lines)-1] != "  1025:1  r  s" {
+		t.Fatalf("rows %q ... %q", lines[1], lines[len(lines)-1])
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"slices"
 	"strconv"
@@ -17,7 +18,7 @@ func TestParseFormatAcceptsEveryFormatAndRejectsOthers(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []string{"", "xml", "junit", "sarif2", "json,csv"} {
+	for _, bad := range []string{"", "xml", "junit5", "sarif2", "json,csv"} {
 		_, err := ParseFormat(bad)
 		if !errors.Is(err, ErrUnknownFormat) {
 			t.Errorf("ParseFormat(%q) error = %v, want ErrUnknownFormat", bad, err)
@@ -33,7 +34,7 @@ func TestParseFormatAcceptsEveryFormatAndRejectsOthers(t *testing.T) {
 
 func TestFormatsListsTextFirstAndReturnsACopy(t *testing.T) {
 	got := Formats()
-	want := []string{"text", "json", "jsonl", "sarif", "csv"}
+	want := []string{"text", "json", "jsonl", "sarif", "csv", "junit", "gitleaks", "gitleaks-csv", "template"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
 	}
@@ -53,6 +54,7 @@ func TestNewWriterRejectsBadFormatAndRedact(t *testing.T) {
 		{"zero format", "", 0},
 		{"negative redact", FormatJSON, -1},
 		{"redact over 100", FormatJSON, 101},
+		{"template without a template", FormatTemplate, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,13 +81,18 @@ func TestEmptyReportIsValidInEveryFormat(t *testing.T) {
 		t.Run(string(format), func(t *testing.T) {
 			out := render(t, format, Options{}, nil)
 			switch format {
-			case FormatText, FormatJSONL:
+			case FormatText, FormatJSONL, FormatTemplate, FormatGitleaksCSV:
 				if out != "" {
 					t.Fatalf("empty %s report = %q, want nothing", format, out)
 				}
-			case FormatJSON:
-				if got := decodeJSON(t, out); len(got) != 0 || strings.TrimSpace(out) != "[]" {
-					t.Fatalf("empty json report = %q", out)
+			case FormatJSON, FormatGitleaks:
+				if got := decodeMachine(t, format, out); len(got) != 0 || out != "[]\n" {
+					t.Fatalf("empty %s report = %q", format, out)
+				}
+			case FormatJUnit:
+				doc := decodeJUnit(t, out)
+				if doc.cases() != 0 || doc.Tests != 1 || doc.Suites[0].Cases[0].Name != "no secrets found" {
+					t.Fatalf("empty junit report is not one passing test:\n%s", out)
 				}
 			case FormatCSV:
 				if got := decodeCSV(t, out); len(got) != 0 {
@@ -102,10 +109,13 @@ func TestEmptyReportIsValidInEveryFormat(t *testing.T) {
 }
 
 func TestMachineFormatsRoundTripEveryField(t *testing.T) {
-	want := sampleFindings()
-	for _, format := range []Format{FormatJSON, FormatJSONL, FormatCSV} {
+	for _, format := range machineFormats {
 		t.Run(string(format), func(t *testing.T) {
-			got := decodeMachine(t, format, render(t, format, Options{}, want))
+			want := sampleFindings()
+			if format != FormatJSONL {
+				want = sortedCopy(want)
+			}
+			got := decodeMachine(t, format, render(t, format, Options{}, sampleFindings()))
 			if len(got) != len(want) {
 				t.Fatalf("got %d findings, want %d", len(got), len(want))
 			}
@@ -163,8 +173,16 @@ func printedAs(format Format, s string) string {
 	case FormatJSON, FormatJSONL, FormatSARIF:
 		b, _ := jsonString(s)
 		return b
-	case FormatCSV:
+	case FormatGitleaks:
+		b, _ := json.Marshal(s) // gitleaks keeps encoding/json's HTML escaping
+		return string(b[1 : len(b)-1])
+	case FormatCSV, FormatGitleaksCSV:
 		return strings.ReplaceAll(s, `"`, `""`)
+	case FormatJUnit:
+		return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\r", "&#xD;").Replace(s)
+	case FormatTemplate:
+		q := strconv.Quote(s) // testTemplate quotes every value
+		return q[1 : len(q)-1]
 	}
 	return s
 }
@@ -173,7 +191,7 @@ func TestWriteAfterCloseFailsAndCloseIsIdempotent(t *testing.T) {
 	for _, format := range allFormats() {
 		t.Run(string(format), func(t *testing.T) {
 			var out strings.Builder
-			w, _ := NewWriter(format, &out, Options{})
+			w := newTestWriter(t, format, &out, Options{})
 			if err := w.Write(sampleFindings()[0]); err != nil {
 				t.Fatal(err)
 			}
@@ -198,7 +216,7 @@ func TestDestinationErrorSticksInEveryFormat(t *testing.T) {
 	many := slices.Repeat(sampleFindings(), 200) // beyond any internal buffer
 	for _, format := range allFormats() {
 		t.Run(string(format), func(t *testing.T) {
-			w, _ := NewWriter(format, &failWriter{n: 10, err: errDisk}, Options{})
+			w := newTestWriter(t, format, &failWriter{n: 10, err: errDisk}, Options{})
 			var err error
 			for _, f := range many {
 				if err = w.Write(f); err != nil {
