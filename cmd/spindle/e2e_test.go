@@ -438,9 +438,18 @@ func TestErrorsExitTwoWithOneMessageNamingTheProblem(t *testing.T) {
 func TestRedactHidesSecretsInEveryFormat(t *testing.T) {
 	t.Parallel()
 	root, want := secretTree(t)
+	// gitleaks' own JSON template, with every secret-bearing field.
+	tmpl := filepath.Join(t.TempDir(), "report.tmpl")
+	if err := os.WriteFile(tmpl, []byte("{{range .}}{{.File}}:{{.StartLine}} {{.Secret}} {{.Match}}\n{{end}}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, format := range report.Formats() {
 		for _, redact := range []string{"--redact", "--redact=100", "--redact=60"} {
-			r := invoke(t, root, "scan", "-f", format, redact, ".")
+			args := []string{"scan", "-f", format, redact, "."}
+			if format == string(report.FormatTemplate) {
+				args = append(args, "--report-template", tmpl)
+			}
+			r := invoke(t, root, args...)
 			if r.code != 1 {
 				t.Fatalf("%s %s: exit %d, want 1\n%s", format, redact, r.code, r.stderr)
 			}

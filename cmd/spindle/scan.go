@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/ignore"
 	"github.com/spindle-go/spindle/scan/report"
 	"github.com/spindle-go/spindle/scan/rules"
 )
@@ -51,6 +53,14 @@ type scanOptions struct {
 	strict         bool
 	verbose        bool
 	shard          string
+	template       string // --report-template FILE
+
+	// Set by the gitleaks-compatible commands (see gitleaks.go).
+	configTOML  string   // a config's text (GITLEAKS_CONFIG_TOML)
+	ignorePaths []string // .gitleaksignore files or folders holding one (-i)
+	enableRules []string // --enable-rule: only these rules
+	timeout     int      // --timeout seconds; 0: none
+	gitleaksCSV bool     // csv means gitleaks' columns
 	stdinName      string
 }
 
@@ -117,6 +127,7 @@ func addReportFlags(c *cobra.Command, o *scanOptions) {
 	f.SortFlags = false
 	f.StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: .gitleaks.toml at the top of what is scanned, else built-in rules)")
 	f.StringVarP(&o.format, "format", "f", "text", "report `FORMAT`: "+strings.Join(report.Formats(), ", "))
+	f.StringVar(&o.template, "report-template", "", "a Go text/template `FILE` for the report (implies --format template; gitleaks' templates work)")
 	f.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	f.IntVarP(&o.workers, "workers", "j", runtime.GOMAXPROCS(0), "run `N` workers")
 	f.IntVar(&o.archiveDepth, "archive-depth", scan.DefaultArchiveDepth, "open archives nested up to `N` deep; 0 turns archives off")
@@ -133,6 +144,7 @@ func addReportFlags(c *cobra.Command, o *scanOptions) {
 	f.StringVar(&o.shard, "shard", "", "scan only shard `I/N` of the work (I from 0; N processes, one per shard, cover it all; see spindle merge)")
 
 	c.MarkFlagFilename("config", "toml")
+	c.MarkFlagFilename("report-template")
 	c.MarkFlagFilename("output")
 	c.MarkFlagFilename("baseline", "json", "jsonl")
 	c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(completions(report.Formats()), cobra.ShellCompDirectiveNoFileComp))
@@ -154,6 +166,9 @@ func completions(names []string) []cobra.Completion {
 // check validates what pflag cannot: ranges and enumerations. Each
 // message names the flag as --help prints it.
 func (o *scanOptions) check() (report.Format, error) {
+	if o.template != "" && (o.format == "" || o.format == "text") {
+		o.format = string(report.FormatTemplate)
+	}
 	format, err := report.ParseFormat(o.format)
 	if err != nil {
 		return "", fmt.Errorf("invalid argument %q for \"-f, --format\": want one of %s", o.format, strings.Join(report.Formats(), ", "))
@@ -174,6 +189,16 @@ func (o *scanOptions) check() (report.Format, error) {
 	case "auto", "always", "never":
 	default:
 		return "", fmt.Errorf("invalid argument %q for \"--color\": want auto, always or never", o.color)
+	}
+	switch {
+	case format == report.FormatTemplate && o.template == "":
+		return "", errors.New("the template format needs --report-template FILE")
+	case o.template != "" && format != report.FormatTemplate:
+		return "", fmt.Errorf("--report-template goes with --format template, not %s", format)
+	case o.output != "" && o.output != "-" && o.baseline != "" && report.SameFile(o.output, o.baseline):
+		// The baseline is read first and the report would replace it with
+		// what the baseline suppressed: nothing.
+		return "", fmt.Errorf("the report %s would overwrite the baseline it is compared with", o.output)
 	}
 	return format, nil
 }
@@ -226,6 +251,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 type scanJob struct {
 	configRoot string
 	run        func(ctx context.Context, opts scan.Options) (scan.Stats, error)
+	remoteURL  string // the repository's remote, for links in history reports
 }
 
 // runReport runs a scan and writes its report: rules, baseline, output,
@@ -257,7 +283,7 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 
 	// Rules: --config, else .gitleaks.toml at the top of what is scanned,
 	// else the built-in set.
-	cfg, cfgPath, err := rules.Find(job.configRoot, o.config)
+	cfg, cfgPath, err := loadRules(job.configRoot, o)
 	if err != nil {
 		return exitWith(exitError, err)
 	}
@@ -270,6 +296,20 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 	if err != nil {
 		return exitWith(exitError, err)
 	}
+	var ignores scan.Fingerprints
+	if len(o.ignorePaths) > 0 {
+		if ignores, err = loadIgnoreFiles(o.ignorePaths); err != nil {
+			return exitWith(exitError, err)
+		}
+	}
+	var tmpl string
+	if o.template != "" {
+		b, err := readSmallFile(o.template, 1<<20)
+		if err != nil {
+			return exitWith(exitError, fmt.Errorf("report template: %w", err))
+		}
+		tmpl = string(b)
+	}
 	var baseline scan.Known
 	if o.baseline != "" {
 		bl, err := report.LoadBaseline(o.baseline)
@@ -279,27 +319,31 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 		baseline = bl
 	}
 
+	// A report file is written beside its target and renamed over it
+	// once complete: an interrupted or killed run never leaves half a
+	// report, nor destroys the previous one.
 	out := e.stdout
 	outTTY := e.stdoutTTY
-	var outFile *os.File
+	var outFile *report.AtomicFile
 	if o.output != "" && o.output != "-" {
-		if outFile, err = os.Create(o.output); err != nil {
+		if outFile, err = report.CreateAtomic(o.output); err != nil {
 			return exitWith(exitError, fmt.Errorf("scan: %w", err))
 		}
 		out, outTTY = outFile, false
-		defer func() {
-			if cerr := outFile.Close(); cerr != nil && err == nil {
-				err = exitWith(exitError, fmt.Errorf("scan: %w", cerr))
-			}
-		}()
+		defer outFile.Abort() // nothing after Commit
 	}
 	color := o.color == "always" || o.color == "auto" && outTTY && e.getenv("NO_COLOR") == ""
 	meta := ruleMeta(det.Rules())
+	if format == report.FormatCSV && o.gitleaksCSV {
+		format = report.FormatGitleaksCSV
+	}
 	w, err := report.NewWriter(format, out, report.Options{
 		Redact:      o.redact,
 		Color:       color,
 		Rules:       meta,
 		ToolVersion: moduleVersion(),
+		Template:    tmpl,
+		RemoteURL:   job.remoteURL,
 	})
 	if err != nil {
 		return exitWith(exitError, err)
@@ -307,7 +351,13 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 
 	setPhase("scanning")
 	scanStart.Store(time.Now().UnixNano())
-	ctx, cancel := context.WithCancelCause(c.Context())
+	parent := c.Context()
+	if o.timeout > 0 {
+		var stop context.CancelFunc
+		parent, stop = context.WithTimeout(parent, time.Duration(o.timeout)*time.Second)
+		defer stop()
+	}
+	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	var writeErr error
 	warns := newWarnPrinter(con, o.quiet, o.verbose)
@@ -328,6 +378,7 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 		ArchiveDepth: depth,
 		Detector:     scan.Rules(det),
 		Baseline:     baseline,
+		Ignore:       ignores,
 		Exclude:      []string{o.output, o.baseline, cfgPath},
 		Progress:     &progress,
 		OnFinding: func(f report.Finding) {
@@ -348,12 +399,20 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 	closeErr := w.Close()
 	con.stop()
 
+	interrupted := scanErr != nil && errors.Is(scanErr, context.Canceled) && c.Context().Err() != nil
+	if outFile != nil && writeErr == nil && closeErr == nil && (scanErr == nil || interrupted) {
+		// An interrupted scan's report is complete for what was scanned,
+		// and valid: it replaces the old one, as the user asked.
+		if err := outFile.Commit(); err != nil {
+			return exitWith(exitError, fmt.Errorf("scan: write report: %w", err))
+		}
+	}
 	switch {
 	case errors.Is(writeErr, syscall.EPIPE) || errors.Is(closeErr, syscall.EPIPE):
 		return exitWith(exitBrokenPipe, nil) // nobody is reading: nothing to say
 	case writeErr != nil:
 		return exitWith(exitError, fmt.Errorf("scan: write report: %w", writeErr))
-	case scanErr != nil && errors.Is(scanErr, context.Canceled) && c.Context().Err() != nil:
+	case interrupted:
 		return exitWith(exitInterrupted, errors.New("interrupted"))
 	case scanErr != nil:
 		return exitWith(exitError, scanErr)
@@ -365,9 +424,12 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 	if !o.quiet {
 		sum := report.Summary{
 			Files:    st.Files,
+			Members:  st.Members,
 			Bytes:    st.Bytes,
 			Duration: st.Duration,
 			Findings: int(reported),
+			Lost:     st.Lost,
+			Noise:    st.Noise,
 			Warnings: int(st.Warnings),
 			Skipped:  st.Skipped,
 		}
@@ -440,4 +502,71 @@ func (c *console) Print(text string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	io.WriteString(c.w, text)
+}
+
+// loadRules finds the rules a scan uses: --config, else (for the
+// gitleaks-compatible commands) a config's text from GITLEAKS_CONFIG_TOML,
+// else .gitleaks.toml at root, else the built-in set; then keeps only the
+// rules --enable-rule names, if any. It returns the config's file, which
+// the scan leaves out.
+func loadRules(root string, o scanOptions) (*rules.Config, string, error) {
+	var (
+		cfg  *rules.Config
+		path string
+		err  error
+	)
+	if o.config == "" && o.configTOML != "" {
+		cfg, err = rules.Parse([]byte(o.configTOML), "GITLEAKS_CONFIG_TOML")
+	} else {
+		cfg, path, err = rules.Find(root, o.config)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if len(o.enableRules) > 0 {
+		keep := cfg.Rules[:0:0]
+		for _, id := range o.enableRules {
+			i := slices.IndexFunc(cfg.Rules, func(r rules.Rule) bool { return r.ID == id })
+			if i < 0 {
+				return nil, "", fmt.Errorf("--enable-rule: no rule %q in %s", id, cmp.Or(path, "the rules"))
+			}
+			keep = append(keep, cfg.Rules[i])
+		}
+		cfg.Rules = keep
+	}
+	return cfg, path, nil
+}
+
+// loadIgnoreFiles reads each .gitleaksignore named (a file, or a folder
+// holding one, which may have none).
+func loadIgnoreFiles(paths []string) (scan.Fingerprints, error) {
+	set := &ignore.Fingerprints{}
+	for _, p := range paths {
+		fp, err := ignore.LoadFingerprints(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		set.Merge(fp)
+	}
+	return set, nil
+}
+
+// readSmallFile reads a regular file of at most limit bytes.
+func readSmallFile(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > limit {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, limit)
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
 }

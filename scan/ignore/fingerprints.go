@@ -72,6 +72,19 @@ func (f *Fingerprints) Add(fingerprint string) {
 	f.set[normalize(fingerprint)] = struct{}{}
 }
 
+// Merge adds the fingerprints of other to the set.
+func (f *Fingerprints) Merge(other *Fingerprints) {
+	if other == nil {
+		return
+	}
+	if f.set == nil {
+		f.set = map[string]struct{}{}
+	}
+	for fp := range other.set {
+		f.set[fp] = struct{}{}
+	}
+}
+
 // Has reports whether the set suppresses a finding with this fingerprint.
 func (f *Fingerprints) Has(fingerprint string) bool {
 	if f == nil || len(f.set) == 0 {

@@ -12,7 +12,8 @@ import (
 // Summary is the end-of-scan account the command prints to standard error,
 // apart from the report so that a redirected report stays machine-readable.
 type Summary struct {
-	Files    int64         // files scanned, archive members included
+	Files    int64         // files scanned, archives included
+	Members  int64         // archive members scanned, at every depth
 	Bytes    int64         // bytes scanned
 	Duration time.Duration // wall time of the scan
 	Findings int           // findings reported (after the baseline)
@@ -35,7 +36,7 @@ type Summary struct {
 
 // WriteText writes s for a person, in at most three lines:
 //
-//	scanned 1250 files, 1.2 GiB in 1.53s (840 MiB/s)
+//	scanned 1250 files and 3 archive members, 1.2 GiB in 1.53s (840 MiB/s)
 //	3 findings, 4 warnings (1 lost data, 3 noise)
 //	skipped: 12 binary, 4 too large
 //
@@ -48,6 +49,10 @@ func (s Summary) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("scanned ")
 	b.WriteString(plural(s.Files, "file", "files"))
+	if s.Members > 0 {
+		b.WriteString(" and ")
+		b.WriteString(plural(s.Members, "archive member", "archive members"))
+	}
 	b.WriteString(", ")
 	b.WriteString(humanBytes(s.Bytes))
 	b.WriteString(" in ")
