@@ -61,7 +61,7 @@ type scanOptions struct {
 	enableRules []string // --enable-rule: only these rules
 	timeout     int      // --timeout seconds; 0: none
 	gitleaksCSV bool     // csv means gitleaks' columns
-	stdinName      string
+	stdinName   string
 }
 
 const scanLong = `scan searches files, directories and the archives inside them for secrets, with
