@@ -31,13 +31,13 @@ type DB struct {
 // scratch is one goroutine's working memory for a read, from DB.scratch:
 // the inflater, the pack window and the delta chain being resolved.
 type scratch struct {
-	inf    *inflater
-	win    []byte // bytes of a pack read from winOff
-	winOff int64
-	chain  []link
-	refs   []cacheKey // ref-delta targets met on the chain (loop check)
-	delta  []byte     // a delta's inflated data
-	tmp    [2][]byte  // results of uncached intermediate deltas
+	inf   *inflater
+	win   []byte // the entry being read
+	arena []byte // the delta entries of the chain being walked
+	chain []link
+	refs  []cacheKey // ref-delta targets met on the chain (loop check)
+	delta []byte     // a delta's inflated data
+	tmp   [2][]byte  // results of uncached intermediate deltas
 }
 
 // maxScratch is the largest buffer a scratch keeps between reads; a
@@ -127,12 +127,15 @@ func (db *DB) putScratch(s *scratch) {
 	if cap(s.delta) > maxScratch {
 		s.delta = nil
 	}
+	if cap(s.arena) > maxScratch {
+		s.arena = nil
+	}
 	for i := range s.tmp {
 		if cap(s.tmp[i]) > maxScratch {
 			s.tmp[i] = nil
 		}
 	}
-	s.winOff = -1
+	clear(s.chain) // drop references to packs' bytes
 	s.chain = s.chain[:0]
 	s.refs = s.refs[:0]
 	db.scratch.Put(s)

@@ -124,7 +124,7 @@ func (p *Pack) Entries() iter.Seq2[Entry, error] {
 						break
 					}
 				}
-				e.Type, err = p.db.chainType(s, link{p, off, h})
+				e.Type, err = p.db.chainType(s, p, stored{off: off, h: h})
 			default:
 				e.Type = h.typ
 			}

@@ -61,7 +61,7 @@ func parseEntryHeader(b []byte, off int64) (entryHeader, error) {
 	}
 	h.size = int64(size)
 	switch h.typ {
-	case Commit, Tree, Blob, Tag:
+	case TypeCommit, TypeTree, TypeBlob, TypeTag:
 	case ofsDelta:
 		if i >= len(b) {
 			return h, errShortHeader
@@ -95,14 +95,4 @@ func parseEntryHeader(b []byte, off int64) (entryHeader, error) {
 	}
 	h.hdrLen = i
 	return h, nil
-}
-
-// zlibBound is the most bytes a zlib stream of n inflated bytes takes when
-// written by zlib or any encoder that does no worse than storing: the
-// stored-block overhead of 5 bytes per 16 KiB (zlib's own bound, kept
-// generous), the 2-byte header and the 4-byte trailer. An encoder that
-// writes a longer stream (empty blocks, say) is still read: the reader
-// falls back to reading on to the end of the pack.
-func zlibBound(n int64) int64 {
-	return n + n>>12 + n>>14 + n>>25 + 64
 }

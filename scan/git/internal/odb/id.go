@@ -37,10 +37,10 @@ type Type uint8
 // pack entry; they are a way of storing an object, not a type, and never
 // leave this package as a Type.
 const (
-	Commit Type = 1
-	Tree   Type = 2
-	Blob   Type = 3
-	Tag    Type = 4
+	TypeCommit Type = 1
+	TypeTree   Type = 2
+	TypeBlob   Type = 3
+	TypeTag    Type = 4
 
 	ofsDelta Type = 6
 	refDelta Type = 7
@@ -49,13 +49,13 @@ const (
 // String returns the name git uses for the type ("blob"), or "Type(n)".
 func (t Type) String() string {
 	switch t {
-	case Commit:
+	case TypeCommit:
 		return "commit"
-	case Tree:
+	case TypeTree:
 		return "tree"
-	case Blob:
+	case TypeBlob:
 		return "blob"
-	case Tag:
+	case TypeTag:
 		return "tag"
 	case ofsDelta:
 		return "ofs-delta"
@@ -69,13 +69,13 @@ func (t Type) String() string {
 func parseType(name []byte) (Type, bool) {
 	switch string(name) {
 	case "commit":
-		return Commit, true
+		return TypeCommit, true
 	case "tree":
-		return Tree, true
+		return TypeTree, true
 	case "blob":
-		return Blob, true
+		return TypeBlob, true
 	case "tag":
-		return Tag, true
+		return TypeTag, true
 	}
 	return 0, false
 }

@@ -37,6 +37,7 @@ type index struct {
 	n       int
 	fanout  [256]uint32
 	names   []byte // n × IDSize, sorted
+	crcs    []byte // v2: n × 4, the CRC-32 of each entry as stored; v1: nil
 	off32   []byte // v2: n × 4; v1: nil
 	off64   []byte // v2: k × 8
 	v1      []byte // v1: n × 24 entries
@@ -85,7 +86,8 @@ func parseIndex(data []byte) (*index, error) {
 		p := int64(fanoutSize)
 		x.names = body[p : p+n*IDSize]
 		p += n * IDSize
-		p += n * 4 // CRC-32s of the compressed entries: not used for reading
+		x.crcs = body[p : p+n*4]
+		p += n * 4
 		x.off32 = body[p : p+n*4]
 		p += n * 4
 		x.off64 = body[p : p+(rest-fixed)]
@@ -155,6 +157,15 @@ func (x *index) offset(i int) int64 {
 	}
 	k := int(o &^ 0x80000000)
 	return int64(binary.BigEndian.Uint64(x.off64[8*k:]))
+}
+
+// crc returns the CRC-32 of the stored entry at position i (header and
+// compressed data), or false for a v1 index, which has none.
+func (x *index) crc(i int) (uint32, bool) {
+	if x.crcs == nil {
+		return 0, false
+	}
+	return binary.BigEndian.Uint32(x.crcs[4*i:]), true
 }
 
 // find returns the position of id, or false.
@@ -267,10 +278,10 @@ func (r *reverseIndex) rank(off int64) (int, bool) {
 }
 
 // end returns where the entry of the given rank ends: the next entry's
-// offset, or the start of the pack trailer for the last.
-func (r *reverseIndex) end(rank int, packSize int64) int64 {
+// offset, or for the last entry entriesEnd (where the pack trailer starts).
+func (r *reverseIndex) end(rank int, entriesEnd int64) int64 {
 	if rank+1 < len(r.order) {
 		return r.x.offset(int(r.order[rank+1]))
 	}
-	return packSize - IDSize
+	return entriesEnd
 }

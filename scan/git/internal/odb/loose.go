@@ -1,8 +1,10 @@
 package odb
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/adler32"
 	"io"
 	"io/fs"
 	"os"
@@ -15,6 +17,9 @@ import (
 //	<type> SP <decimal size> NUL <content>
 //
 // git writes new objects loose until gc packs them.
+
+// looseFirstRead is how much of a loose file Header reads first.
+const looseFirstRead = 4 << 10
 
 // maxLooseHeader bounds the header: "commit", a space, 20 digits, NUL.
 const maxLooseHeader = 32
@@ -110,8 +115,8 @@ func (db *DB) headerLoose(s *scratch, id ID) (Type, int64, error) {
 		return 0, 0, err
 	}
 	defer f.Close()
-	buf := grow(s.win, firstRead)
-	s.win, s.winOff = buf, -1
+	buf := grow(s.win, looseFirstRead)
+	s.win = buf
 	n, err := io.ReadFull(f, buf)
 	if err == io.ErrUnexpectedEOF || err == io.EOF {
 		err = nil
@@ -133,13 +138,13 @@ func (db *DB) headerLoose(s *scratch, id ID) (Type, int64, error) {
 	return 0, 0, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: err}
 }
 
-// looseStart is what the first inflated bytes of a loose object say.
+// looseStart is what the first inflated bytes of a loose object say;
+// they are in the inflater's hb[:n], the header in hb[:hl].
 type looseStart struct {
 	typ   Type
 	size  int64
-	head  []byte // content bytes inflated along with the header
-	ended bool   // the stream ended within those bytes
-	hb    [maxLooseHeader]byte
+	hl, n int
+	ended bool // the stream ended within those bytes
 }
 
 // startLoose resets the decompressor on a loose object's file data and
@@ -153,40 +158,72 @@ func (z *inflater) startLoose(data []byte) (looseStart, error) {
 	if err := z.fr.Reset(&z.br, nil); err != nil {
 		return h, err
 	}
-	n, err := io.ReadFull(z.rc, h.hb[:])
+	n, err := io.ReadFull(z.rc, z.hb[:])
 	if err != nil {
 		if !z.streamEnded() {
 			return h, noEOF(err)
 		}
 		h.ended = true
 	}
-	t, size, hl, err := parseLooseHeader(h.hb[:n])
+	t, size, hl, err := parseLooseHeader(z.hb[:n])
 	if err != nil {
 		return h, err
 	}
 	if size > 1032*int64(len(data))+64 {
 		return h, fmt.Errorf("%w: size %d cannot come from %d compressed bytes", errLooseHeader, size, len(data))
 	}
-	h.typ, h.size, h.head = t, size, h.hb[hl:n]
-	if int64(len(h.head)) > size || (h.ended && int64(len(h.head)) != size) {
-		return h, fmt.Errorf("%w: %d bytes, header says %d", errSize, len(h.head), size)
+	h.typ, h.size, h.hl, h.n = t, size, hl, n
+	if head := int64(n - hl); head > size || (h.ended && head != size) {
+		return h, fmt.Errorf("%w: %d bytes, header says %d", errSize, head, size)
 	}
 	return h, nil
 }
 
 // inflateLoose inflates a loose object's file data: its type, and its
-// content into dst (grown if too small).
+// content into dst (grown if too small). The zlib trailer's Adler-32 is
+// checked: loose objects have no other checksum short of hashing the
+// object (packed entries have the index's CRC-32).
 func (z *inflater) inflateLoose(data, dst []byte) (Type, []byte, error) {
 	h, err := z.startLoose(data)
 	if err != nil {
 		return 0, nil, err
 	}
 	dst = grow(dst, int(h.size))
-	n := copy(dst, h.head)
+	n := copy(dst, z.hb[h.hl:h.n])
 	if !h.ended {
 		if err := z.fill(dst[n:], h.size); err != nil {
 			return 0, nil, err
 		}
 	}
+	var trailer [4]byte
+	if _, err := io.ReadFull(&z.br, trailer[:]); err != nil {
+		return 0, nil, fmt.Errorf("zlib trailer: %w", noEOF(err))
+	}
+	sum := adler32.Checksum(z.hb[:h.hl])
+	sum = adler32Update(sum, dst)
+	if sum != binary.BigEndian.Uint32(trailer[:]) {
+		return 0, nil, errAdler
+	}
 	return h.typ, dst, nil
+}
+
+var errAdler = errors.New("content does not match the zlib Adler-32")
+
+// adler32Update continues an Adler-32 over more bytes (hash/adler32 has
+// no function for that short of a Hash value).
+func adler32Update(sum uint32, b []byte) uint32 {
+	const mod = 65521
+	a, s := sum&0xffff, sum>>16
+	for len(b) > 0 {
+		// 5552 is the most bytes before the sums may overflow 32 bits.
+		n := min(len(b), 5552)
+		for _, c := range b[:n] {
+			a += uint32(c)
+			s += a
+		}
+		a %= mod
+		s %= mod
+		b = b[n:]
+	}
+	return s<<16 | a
 }

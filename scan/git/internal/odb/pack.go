@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"strings"
@@ -19,14 +20,9 @@ import (
 // on one file. The pack's .idx is mapped instead (mapping.go): lookups
 // touch a few of its pages.
 
-// bigEntry is the compressed size above which an entry is inflated from a
+// bigEntry is the stored size above which an entry is inflated from a
 // buffered section reader instead of being read into one buffer first.
 const bigEntry = 1 << 20
-
-// firstRead is how much of an entry the first pread takes when its end is
-// not known: enough for the header and the data of most entries (the
-// entries of a source repository's pack average well under 1 KiB).
-const firstRead = 4 << 10
 
 // pack is one .pack file and its index. Safe for concurrent use.
 type Pack struct {
@@ -132,10 +128,6 @@ func (p *Pack) reverse() (*reverseIndex, error) {
 	return p.rev.Load(), p.revErr
 }
 
-// known returns the reverse index if it has been built, without building
-// it.
-func (p *Pack) known() *reverseIndex { return p.rev.Load() }
-
 // isBase reports whether the entry at index position pos is known to be a
 // delta base.
 func (p *Pack) isBase(pos int) bool {
@@ -152,85 +144,128 @@ func (p *Pack) readAt(buf []byte, off int64) error {
 	return nil
 }
 
-// window reads at least the header of the entry at off, and as much more
-// as firstRead allows, into s.win, and decodes the header.
-func (p *Pack) window(s *scratch, off int64, n int64) (entryHeader, error) {
+var errCRC = errors.New("entry does not match the CRC-32 in the pack index")
+
+// stored is one pack entry as read: where it lies, its header, and its
+// bytes when they are held.
+type stored struct {
+	off, end int64 // the entry is the pack's bytes [off, end)
+	pos      int   // its position in the index
+	h        entryHeader
+	// raw is the whole entry, checked against the index's CRC-32, or nil
+	// when the entry was too large to hold; it is then streamed (and
+	// checked as it streams).
+	raw []byte
+}
+
+// load reads the entry at off, appending it to buf when it is at most
+// maxHold bytes (else reading only its header), and returns the grown
+// buf. Every offset must be an entry's start: the reverse index gives the
+// entry's end, so one pread reads the entry exactly.
+func (p *Pack) load(off int64, buf []byte, maxHold int64) (stored, []byte, error) {
+	e := stored{off: off}
 	if p.broken != nil {
-		return entryHeader{}, p.broken
+		return e, buf, p.broken
 	}
-	if off < packHeaderLen || off >= p.end {
-		return entryHeader{}, fmt.Errorf("entry offset %d outside the pack's %d bytes of entries", off, p.end)
+	rev, err := p.reverse()
+	if err != nil {
+		return e, buf, err
 	}
-	n = min(n, p.end-off)
-	s.win = grow(s.win, int(n))
-	if err := p.readAt(s.win, off); err != nil {
-		return entryHeader{}, err
+	rank, ok := rev.rank(off)
+	if !ok {
+		return e, buf, fmt.Errorf("no entry starts at offset %d", off)
 	}
-	s.winOff = off
-	h, err := parseEntryHeader(s.win, off)
-	if err == errShortHeader && n < maxEntryHeader && off+n == p.end {
-		err = fmt.Errorf("%w: pack ends inside the header", errShortHeader)
+	e.pos, e.end = int(rev.order[rank]), rev.end(rank, p.end)
+	if e.end > p.end {
+		return e, buf, fmt.Errorf("entry [%d,%d) runs past the pack's %d bytes of entries", off, e.end, p.end)
 	}
-	return h, err
-}
-
-// header decodes the header of the entry at off, reading as little as it
-// can: a delta chain is walked header by header before any data is
-// inflated.
-func (p *Pack) header(s *scratch, off int64) (entryHeader, error) {
-	return p.window(s, off, maxEntryHeader)
-}
-
-// inflate inflates the data of the entry at off, whose header is h, into
-// dst. It reuses s.win when the bytes are there already.
-func (p *Pack) inflate(s *scratch, off int64, h entryHeader, dst []byte) ([]byte, error) {
-	start := off + int64(h.hdrLen)
-	if h.size > 1032*(p.end-start)+64 {
-		// Deflate cannot expand more than 1032:1; this header lies.
-		return dst[:0], fmt.Errorf("%w: size %d cannot come from the %d bytes left", errEntryHeader, h.size, p.end-start)
-	}
-	limit, exact := p.end, false
-	if r := p.known(); r != nil {
-		if rank, ok := r.rank(off); ok {
-			limit, exact = r.end(rank, p.end+IDSize), true
+	n := e.end - off
+	if n <= maxHold {
+		at := len(buf)
+		buf = extend(buf, at+int(n))
+		e.raw = buf[at : at+int(n) : at+int(n)]
+		if err := p.readAt(e.raw, off); err != nil {
+			return e, buf[:at], err
 		}
+		if want, ok := p.idx.crc(e.pos); ok && crc32.ChecksumIEEE(e.raw) != want {
+			return e, buf[:at], errCRC
+		}
+		e.h, err = parseEntryHeader(e.raw, off)
+		return e, buf, err
 	}
-	if !exact {
-		limit = min(limit, start+zlibBound(h.size))
+	var hdr [maxEntryHeader]byte
+	if err := p.readAt(hdr[:min(n, maxEntryHeader)], off); err != nil {
+		return e, buf, err
 	}
-	if limit-start > bigEntry {
-		return p.inflateStream(s, start, h, dst)
+	e.h, err = parseEntryHeader(hdr[:min(n, maxEntryHeader)], off)
+	return e, buf, err
+}
+
+// inflate inflates the data of the entry e into dst.
+func (p *Pack) inflate(s *scratch, e *stored, dst []byte) ([]byte, error) {
+	if e.h.size > 1032*(e.end-e.off)+64 {
+		// Deflate cannot expand more than 1032:1; this header lies.
+		return dst[:0], fmt.Errorf("%w: size %d cannot come from a %d-byte entry", errEntryHeader, e.h.size, e.end-e.off)
 	}
-	var src []byte
-	if s.winOff == off && int64(len(s.win)) >= limit-off {
-		src = s.win[h.hdrLen : limit-off]
-	} else {
-		s.win = grow(s.win, int(limit-start))
-		if err := p.readAt(s.win, start); err != nil {
+	if e.raw != nil {
+		return s.inf.inflateBytes(e.raw[e.h.hdrLen:], e.h.size, dst)
+	}
+	return p.inflateStream(s, e, dst)
+}
+
+// inflateStream inflates a large entry's data through a buffered reader,
+// computing its CRC-32 on the way.
+func (p *Pack) inflateStream(s *scratch, e *stored, dst []byte) ([]byte, error) {
+	cr := &crcReader{r: io.NewSectionReader(p.f, e.off, e.end-e.off)}
+	var hdr [maxEntryHeader]byte
+	if _, err := io.ReadFull(cr, hdr[:e.h.hdrLen]); err != nil {
+		return dst[:0], noEOF(err)
+	}
+	out, err := s.inf.inflateReader(cr, e.h.size, dst)
+	if err != nil {
+		return out, err
+	}
+	if want, ok := p.idx.crc(e.pos); ok {
+		// The deflate decoder stops at the end of its stream; the zlib
+		// trailer and anything the buffer did not take are still to hash.
+		if _, err := io.Copy(io.Discard, s.inf.bf); err != nil {
 			return dst[:0], err
 		}
-		s.winOff = -1
-		src = s.win
+		if cr.sum != want {
+			return dst[:0], errCRC
+		}
 	}
-	out, err := s.inf.inflateBytes(src, h.size, dst)
-	if err == io.ErrUnexpectedEOF && limit < p.end {
-		// The stream is longer than the bound; read on to the end.
-		return p.inflateStream(s, start, h, dst)
-	}
-	return out, err
+	return out, nil
 }
 
-// inflateStream inflates an entry's data through a buffered reader over
-// the rest of the pack: for large entries, and for streams longer than
-// their bound.
-func (p *Pack) inflateStream(s *scratch, start int64, h entryHeader, dst []byte) ([]byte, error) {
-	return s.inf.inflateReader(io.NewSectionReader(p.f, start, p.end-start), h.size, dst)
+// crcReader computes the CRC-32 of what is read through it.
+type crcReader struct {
+	r   io.Reader
+	sum uint32
 }
 
-// grow returns b resized to n bytes, reallocated only when too small.
+func (c *crcReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.sum = crc32.Update(c.sum, crc32.IEEETable, b[:n])
+	return n, err
+}
+
+// grow returns b resized to n bytes, reallocated only when too small; its
+// bytes are not kept.
 func grow(b []byte, n int) []byte {
 	if cap(b) < n {
-		return make([]byte, n, max(n, 2*cap(b)))
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+// extend returns b resized to n bytes, keeping its bytes, with room to
+// grow again.
+func extend(b []byte, n int) []byte {
+	if cap(b) < n {
+		nb := make([]byte, n, max(n, 2*cap(b)))
+		copy(nb, b)
+		return nb
 	}
 	return b[:n]
 }

@@ -9,11 +9,15 @@ import (
 
 // Resolving a delta: the entry asked for is the top of a chain of deltas
 // that ends at a whole object (or at a base found in the cache). The
-// chain is walked down header by header, iteratively, so its depth costs
-// a slice, not stack; then the whole base is inflated and each delta is
+// chain is walked down entry by entry, iteratively, so its depth costs a
+// slice, not stack; then the whole base is inflated and each delta is
 // inflated and applied going back up. Every intermediate result is a
 // delta base, so it goes into the cache: the next object of the same
 // chain stops its walk there.
+//
+// The walk reads each delta entry whole (one pread; they are small) into
+// the scratch's arena, so going back up costs no more reads; an entry too
+// large for the arena is read again when its turn comes.
 //
 // An OFS_DELTA's base lies at a smaller offset of the same pack (the
 // header parser enforces it), so walking OFS links always ends. A
@@ -21,11 +25,17 @@ import (
 // pack could make a loop; the walk remembers the REF targets it has
 // followed and stops at the first one met twice.
 
-// link is one delta of a chain: the entry and its decoded header.
+// Arena limits: a delta entry up to linkHold bytes is kept from the walk,
+// up to arenaHold bytes for the whole chain.
+const (
+	linkHold  = 64 << 10
+	arenaHold = 1 << 20
+)
+
+// link is one delta of a chain: its pack and the entry.
 type link struct {
-	p   *Pack
-	off int64
-	h   entryHeader
+	p *Pack
+	e stored
 }
 
 // errLoop: a chain of REF_DELTA entries leads back to itself.
@@ -38,39 +48,35 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 	if t, data, ok := db.cache.get(key); ok {
 		return t, append(dst[:0], data...), nil
 	}
-	n := int64(firstRead)
-	if r := p.known(); r != nil {
-		if rank, ok := r.rank(off); ok {
-			n = min(r.end(rank, p.end+IDSize)-off, bigEntry)
-		}
-	}
-	h, err := p.window(s, off, n)
+	e, win, err := p.load(off, s.win[:0], bigEntry)
+	s.win = win
 	if err != nil {
 		return 0, nil, err
 	}
-	if h.typ < ofsDelta {
-		out, err := p.inflate(s, off, h, dst)
+	if e.h.typ < ofsDelta {
+		out, err := p.inflate(s, &e, dst)
 		if err != nil {
 			return 0, nil, err
 		}
-		if keep && db.cache.fits(h.size) {
-			db.cache.put(key, h.typ, slices.Clone(out))
+		if keep && db.cache.fits(e.h.size) {
+			db.cache.put(key, e.h.typ, slices.Clone(out))
 		}
-		return h.typ, out, nil
+		return e.h.typ, out, nil
 	}
 
-	chain := append(s.chain[:0], link{p, off, h})
+	chain := append(s.chain[:0], link{p, e})
 	s.refs = s.refs[:0]
+	arena := s.arena[:0]
 	var (
 		typ  Type
 		base []byte
 		tmp  = 0 // the s.tmp slot the next uncached result goes to
 	)
 	for {
-		top := chain[len(chain)-1]
-		bp, boff, found, err := db.baseOf(s, top)
+		top := &chain[len(chain)-1]
+		bp, boff, found, err := db.baseOf(s, top.p, &top.e)
 		if err != nil {
-			s.chain = chain
+			s.chain, s.arena = chain, arena
 			return 0, nil, err
 		}
 		if bp == nil { // a loose base
@@ -82,37 +88,49 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 			typ, base = t, data
 			break
 		}
-		bh, err := bp.header(s, boff)
+		hold := int64(0)
+		if len(arena) < arenaHold {
+			hold = linkHold
+		}
+		be, grown, err := bp.load(boff, arena, hold)
+		arena = grown
 		if err != nil {
-			s.chain = chain
+			s.chain, s.arena = chain, arena
 			return 0, nil, fmt.Errorf("delta base at offset %d of %s: %w", boff, bp.path, err)
 		}
-		if bh.typ < ofsDelta {
+		if be.h.typ < ofsDelta {
 			var buf []byte
-			if !db.cache.fits(bh.size) {
+			if !db.cache.fits(be.h.size) {
 				buf, tmp = s.tmp[0], 1
 			}
-			data, err := bp.inflate(s, boff, bh, buf)
+			data, err := bp.inflate(s, &be, buf)
 			if err != nil {
-				s.chain = chain
+				s.chain, s.arena = chain, arena
 				return 0, nil, fmt.Errorf("delta base at offset %d of %s: %w", boff, bp.path, err)
 			}
 			if buf == nil {
-				db.cache.put(bkey, bh.typ, data)
+				db.cache.put(bkey, be.h.typ, data)
 			} else {
 				s.tmp[0] = data
 			}
-			typ, base = bh.typ, data
+			typ, base = be.h.typ, data
 			break
 		}
-		chain = append(chain, link{bp, boff, bh})
+		chain = append(chain, link{bp, be})
 	}
-	s.chain = chain
+	s.chain, s.arena = chain, arena
 
 	for i := len(chain) - 1; i >= 0; i-- {
-		l := chain[i]
-		if s.delta, err = l.p.inflate(s, l.off, l.h, s.delta); err != nil {
-			return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.off, l.p.path, err)
+		l := &chain[i]
+		if l.e.raw == nil && l.e.end-l.e.off <= bigEntry {
+			var win []byte
+			if l.e, win, err = l.p.load(l.e.off, s.win[:0], bigEntry); err != nil {
+				return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.e.off, l.p.path, err)
+			}
+			s.win = win
+		}
+		if s.delta, err = l.p.inflate(s, &l.e, s.delta); err != nil {
+			return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.e.off, l.p.path, err)
 		}
 		if i == 0 {
 			out, err := ApplyDelta(base, s.delta, dst)
@@ -126,7 +144,7 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 		}
 		_, size, _, err := deltaSizes(s.delta)
 		if err != nil {
-			return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.off, l.p.path, err)
+			return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.e.off, l.p.path, err)
 		}
 		cached := db.cache.fits(size)
 		var buf []byte
@@ -135,10 +153,10 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 		}
 		out, err := ApplyDelta(base, s.delta, buf)
 		if err != nil {
-			return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.off, l.p.path, err)
+			return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.e.off, l.p.path, err)
 		}
 		if cached {
-			db.cache.put(cacheKey{l.p.num, l.off}, typ, out)
+			db.cache.put(cacheKey{l.p.num, l.e.off}, typ, out)
 		} else {
 			s.tmp[tmp] = out
 			tmp ^= 1
@@ -154,24 +172,24 @@ type looseBase struct {
 	data []byte
 }
 
-// baseOf finds where the base of the delta l is stored: a pack entry, or
-// (for a REF_DELTA whose base is loose) the base itself, read.
-func (db *DB) baseOf(s *scratch, l link) (*Pack, int64, looseBase, error) {
-	if l.h.typ == ofsDelta {
-		return l.p, l.h.baseOff, looseBase{}, nil
+// baseOf finds where the base of the delta entry e of p is stored: a pack
+// entry, or (for a REF_DELTA whose base is loose) the base itself, read.
+func (db *DB) baseOf(s *scratch, p *Pack, e *stored) (*Pack, int64, looseBase, error) {
+	if e.h.typ == ofsDelta {
+		return p, e.h.baseOff, looseBase{}, nil
 	}
-	q, pos, ok := db.find(&l.h.baseID)
+	q, pos, ok := db.find(&e.h.baseID)
 	if !ok {
-		t, data, err := db.readLoose(s, l.h.baseID, nil)
+		t, data, err := db.readLoose(s, e.h.baseID, nil)
 		if err != nil {
-			return nil, 0, looseBase{}, fmt.Errorf("base %s of the delta at offset %d of %s: %w", l.h.baseID, l.off, l.p.path, err)
+			return nil, 0, looseBase{}, fmt.Errorf("base %s of the delta at offset %d of %s: %w", e.h.baseID, e.off, p.path, err)
 		}
 		return nil, 0, looseBase{t, data}, nil
 	}
 	off := q.idx.offset(pos)
 	k := cacheKey{q.num, off}
 	if slices.Contains(s.refs, k) {
-		return nil, 0, looseBase{}, fmt.Errorf("%w at base %s", errLoop, l.h.baseID)
+		return nil, 0, looseBase{}, fmt.Errorf("%w at base %s", errLoop, e.h.baseID)
 	}
 	s.refs = append(s.refs, k)
 	return q, off, looseBase{}, nil
@@ -181,59 +199,60 @@ func (db *DB) baseOf(s *scratch, l link) (*Pack, int64, looseBase, error) {
 // without inflating it: for a delta, the size comes from the first bytes
 // of its delta data and the type from the bottom of its chain.
 func (db *DB) headerPacked(s *scratch, p *Pack, off int64) (Type, int64, error) {
-	h, err := p.window(s, off, firstRead)
+	e, win, err := p.load(off, s.win[:0], linkHold)
+	s.win = win
 	if err != nil {
 		return 0, 0, err
 	}
-	if h.typ < ofsDelta {
-		return h.typ, h.size, nil
+	if e.h.typ < ofsDelta {
+		return e.h.typ, e.h.size, nil
 	}
-	_, size, err := p.deltaHeader(s, off, h)
+	_, size, err := p.deltaHeader(s, &e)
 	if err != nil {
 		return 0, 0, err
 	}
-	t, err := db.chainType(s, link{p, off, h})
+	t, err := db.chainType(s, p, e)
 	return t, size, err
 }
 
-// chainType returns the type of the object that the delta l builds: the
-// type of the whole object at the bottom of its chain, found by reading
-// headers only (or from the cache, when an object of the chain is there).
-func (db *DB) chainType(s *scratch, l link) (Type, error) {
+// chainType returns the type of the object that the delta entry e of p
+// builds: the type of the whole object at the bottom of its chain, found
+// by reading headers only (or from the cache, when an object of the chain
+// is there).
+func (db *DB) chainType(s *scratch, p *Pack, e stored) (Type, error) {
 	s.refs = s.refs[:0]
 	for {
-		if t, _, ok := db.cache.get(cacheKey{l.p.num, l.off}); ok {
+		if t, _, ok := db.cache.get(cacheKey{p.num, e.off}); ok {
 			return t, nil
 		}
-		bp, boff, found, err := db.baseOf(s, l)
+		bp, boff, found, err := db.baseOf(s, p, &e)
 		if err != nil {
 			return 0, err
 		}
 		if bp == nil {
 			return found.typ, nil
 		}
-		bh, err := bp.header(s, boff)
+		be, _, err := bp.load(boff, nil, 0)
 		if err != nil {
 			return 0, fmt.Errorf("delta base at offset %d of %s: %w", boff, bp.path, err)
 		}
-		if bh.typ < ofsDelta {
-			return bh.typ, nil
+		if be.h.typ < ofsDelta {
+			return be.h.typ, nil
 		}
-		l = link{bp, boff, bh}
+		p, e = bp, be
 	}
 }
 
-// deltaHeader inflates just the start of the delta data of the entry at
-// off (header h, window in s.win) and returns the two sizes it declares.
-func (p *Pack) deltaHeader(s *scratch, off int64, h entryHeader) (baseSize, size int64, err error) {
+// deltaHeader inflates just the start of the delta data of the entry e
+// and returns the two sizes it declares.
+func (p *Pack) deltaHeader(s *scratch, e *stored) (baseSize, size int64, err error) {
 	var prefix [2 * 10]byte
 	var n int
-	if s.winOff == off && len(s.win) > h.hdrLen {
-		n, err = s.inf.prefix(s.win[h.hdrLen:], prefix[:])
-	}
-	if s.winOff != off || len(s.win) <= h.hdrLen || err == io.ErrUnexpectedEOF {
-		start := off + int64(h.hdrLen)
-		n, err = s.inf.prefixReader(io.NewSectionReader(p.f, start, p.end-start), prefix[:])
+	if e.raw != nil {
+		n, err = s.inf.prefix(e.raw[e.h.hdrLen:], prefix[:])
+	} else {
+		start := e.off + int64(e.h.hdrLen)
+		n, err = s.inf.prefixReader(io.NewSectionReader(p.f, start, e.end-start), prefix[:])
 	}
 	if err != nil {
 		return 0, 0, err
