@@ -136,14 +136,22 @@ func writeFiles(tb testing.TB, dir string, files map[string]string) {
 	}
 }
 
-// fastImport builds history in the repository at dir from a generator of
-// git fast-import commands: commits commits on main, each editing a few
-// files of a set that grows, with lines changed, added and removed, so
-// that git gc makes long delta chains.
+// fastImport builds history in the repository at dir with git
+// fast-import: commits commits on main (continuing main if it exists),
+// each editing one to three of files files of about lines lines, with
+// lines changed, added and removed, so that git makes delta chains of
+// each file's versions. The content is the same for the same arguments.
 func fastImport(tb testing.TB, dir string, commits, files, lines int) {
 	tb.Helper()
+	parent := ""
+	if out, err := exec.Command("git", "-C", dir, "rev-parse", "-q", "--verify", "refs/heads/main").Output(); err == nil {
+		parent = strings.TrimSpace(string(out))
+	}
 	var b bytes.Buffer
 	rng := uint64(0x9e3779b97f4a7c15)
+	for _, c := range parent { // a continued history gets new content
+		rng = rng*31 + uint64(c)
+	}
 	next := func(n int) int {
 		rng ^= rng << 13
 		rng ^= rng >> 7
@@ -164,6 +172,8 @@ func fastImport(tb testing.TB, dir string, commits, files, lines int) {
 		fmt.Fprintf(&b, "data %d\n%s", len(msg), msg)
 		if c > 0 {
 			fmt.Fprintf(&b, "from :%d\n", c)
+		} else if parent != "" {
+			fmt.Fprintf(&b, "from %s\n", parent)
 		}
 		for range 1 + next(3) {
 			f := next(files)
@@ -184,6 +194,30 @@ func fastImport(tb testing.TB, dir string, commits, files, lines int) {
 			data := strings.Join(lines, "\n") + "\n"
 			fmt.Fprintf(&b, "M 100644 inline dir%d/file%d.txt\ndata %d\n%s\n", f%7, f, len(data), data)
 		}
+	}
+	git(tb, dir, b.Bytes(), "fast-import", "--quiet")
+}
+
+// chainImport builds history in which each of commits commits rewrites
+// one line of a 64-line file, in turn: each version is nearest to the one
+// before and after it, so a repack with a large --depth makes one delta
+// chain as deep as the history.
+func chainImport(tb testing.TB, dir string, commits int) {
+	tb.Helper()
+	var b bytes.Buffer
+	lines := make([]string, 64)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("line %02d: %08x\n", i, 0)
+	}
+	for c := range commits {
+		lines[c%len(lines)] = fmt.Sprintf("line %02d: %08x\n", c%len(lines), c+1)
+		content := strings.Join(lines, "")
+		fmt.Fprintf(&b, "commit refs/heads/main\nmark :%d\n", c+1)
+		fmt.Fprintf(&b, "committer C O Mitter <committer@example.com> %d +0000\ndata 0\n", 1600000000+c)
+		if c > 0 {
+			fmt.Fprintf(&b, "from :%d\n", c)
+		}
+		fmt.Fprintf(&b, "M 100644 inline chain.txt\ndata %d\n%s\n", len(content), content)
 	}
 	git(tb, dir, b.Bytes(), "fast-import", "--quiet")
 }
