@@ -126,9 +126,11 @@ func ParseCommit(data []byte) (*Commit, error) {
 	return c, nil
 }
 
-// parseSignature reads "Name <email> seconds ±hhmm" as git's ident parser
-// does: the name is what precedes the first '<' (trimmed), the email runs
-// to the next '>', and the date follows. Missing parts stay empty.
+// parseSignature reads "Name <email> seconds ±hhmm" as git's
+// split_ident_line does: the name is what precedes the first '<', less
+// trailing spaces; the email runs to the next '>'; the date is digits,
+// spaces and a signed number of hhmm, or is absent if any part of that is
+// missing. Missing parts stay empty.
 func parseSignature(b []byte) Signature {
 	var s Signature
 	lt := bytes.IndexByte(b, '<')
@@ -136,39 +138,61 @@ func parseSignature(b []byte) Signature {
 		s.Name = string(bytes.TrimSpace(b))
 		return s
 	}
-	s.Name = string(bytes.TrimSpace(b[:lt]))
+	s.Name = string(bytes.TrimRight(b[:lt], " \t\n\r\v\f"))
 	gt := bytes.IndexByte(b[lt+1:], '>')
 	if gt < 0 {
 		s.Email = string(b[lt+1:])
 		return s
 	}
 	s.Email = string(b[lt+1 : lt+1+gt])
-	s.When = parseGitDate(bytes.TrimSpace(b[lt+1+gt+1:]))
+	s.When = parseGitDate(b[lt+1+gt+1:])
 	return s
 }
 
-// parseGitDate reads "seconds ±hhmm"; a zone that cannot be read counts as
-// UTC, a date that cannot be read gives the zero Time.
+// parseGitDate reads the date after an identity's email: spaces, decimal
+// seconds, spaces, a sign and decimal ±hhmm. Anything else gives the zero
+// Time, as git shows no date then.
 func parseGitDate(b []byte) time.Time {
-	secs, zone, _ := bytes.Cut(b, []byte{' '})
-	sec, err := strconv.ParseInt(string(secs), 10, 64)
+	i := skipSpace(b, 0)
+	j := skipDigits(b, i)
+	if j == i {
+		return time.Time{}
+	}
+	sec, err := strconv.ParseInt(string(b[i:j]), 10, 64)
 	if err != nil {
 		return time.Time{}
 	}
-	t := time.Unix(sec, 0)
-	zone = bytes.TrimSpace(zone)
-	if len(zone) != 5 || (zone[0] != '+' && zone[0] != '-') {
-		return t.UTC()
+	k := skipSpace(b, j)
+	if k >= len(b) || (b[k] != '+' && b[k] != '-') {
+		return time.Time{}
 	}
-	hhmm, err := strconv.Atoi(string(zone[1:]))
-	if err != nil || hhmm < 0 {
-		return t.UTC()
+	l := skipDigits(b, k+1)
+	if l == k+1 {
+		return time.Time{}
+	}
+	hhmm, err := strconv.Atoi(string(b[k+1 : min(l, k+1+9)]))
+	if err != nil {
+		return time.Time{}
 	}
 	offset := (hhmm/100)*3600 + (hhmm%100)*60
-	if zone[0] == '-' {
+	if b[k] == '-' {
 		offset = -offset
 	}
-	return t.In(time.FixedZone("", offset))
+	return time.Unix(sec, 0).In(time.FixedZone("", offset))
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r' || b[i] == '\v' || b[i] == '\f') {
+		i++
+	}
+	return i
+}
+
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // Tag is a parsed annotated tag object.

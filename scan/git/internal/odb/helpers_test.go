@@ -199,18 +199,20 @@ func fastImport(tb testing.TB, dir string, commits, files, lines int) {
 }
 
 // chainImport builds history in which each of commits commits rewrites
-// one line of a 64-line file, in turn: each version is nearest to the one
-// before and after it, so a repack with a large --depth makes one delta
-// chain as deep as the history.
-func chainImport(tb testing.TB, dir string, commits int) {
+// one line of a file of n lines, in turn: each version is nearest to the
+// one before and after it, so a repack with a large --depth makes one
+// delta chain about half as deep as the history. (git accepts a deeper
+// base only for a smaller delta; the longer the file, the deeper chains
+// get before that stops them.)
+func chainImport(tb testing.TB, dir string, commits, n int) {
 	tb.Helper()
 	var b bytes.Buffer
-	lines := make([]string, 64)
+	lines := make([]string, n)
 	for i := range lines {
-		lines[i] = fmt.Sprintf("line %02d: %08x\n", i, 0)
+		lines[i] = fmt.Sprintf("line %04d: %08x\n", i, 0)
 	}
 	for c := range commits {
-		lines[c%len(lines)] = fmt.Sprintf("line %02d: %08x\n", c%len(lines), c+1)
+		lines[c%len(lines)] = fmt.Sprintf("line %04d: %08x\n", c%len(lines), c+1)
 		content := strings.Join(lines, "")
 		fmt.Fprintf(&b, "commit refs/heads/main\nmark :%d\n", c+1)
 		fmt.Fprintf(&b, "committer C O Mitter <committer@example.com> %d +0000\ndata 0\n", 1600000000+c)

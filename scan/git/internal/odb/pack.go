@@ -176,8 +176,8 @@ func (p *Pack) load(off int64, buf []byte, maxHold int64) (stored, []byte, error
 		return e, buf, fmt.Errorf("no entry starts at offset %d", off)
 	}
 	e.pos, e.end = int(rev.order[rank]), rev.end(rank, p.end)
-	if e.end > p.end {
-		return e, buf, fmt.Errorf("entry [%d,%d) runs past the pack's %d bytes of entries", off, e.end, p.end)
+	if off >= p.end || e.end > p.end {
+		return e, buf, fmt.Errorf("entry at offset %d runs past the pack's %d bytes of entries", off, p.end)
 	}
 	n := e.end - off
 	if n <= maxHold {

@@ -73,7 +73,8 @@ func TestReadMatchesGit(t *testing.T) {
 		}, requireDeltas(2)},
 		{"repack --depth=4095 of one file's versions", func(t *testing.T) string {
 			dir := newRepo(t, true)
-			chainImport(t, dir, chainCommits())
+			commits, lines := chainCommits()
+			chainImport(t, dir, commits, lines)
 			git(t, dir, nil, "-c", "pack.threads=1", "repack", "-adfq", "--depth=4095", "--window=10")
 			return dir
 		}, func(t *testing.T, db *DB) {
@@ -189,13 +190,13 @@ func TestReadMatchesGit(t *testing.T) {
 	}
 }
 
-// chainCommits is the length of the history that makes one deep chain:
-// git makes it about half as deep, so deeper than 4000 without -short.
-func chainCommits() int {
+// chainCommits returns the history that makes one deep chain (commits,
+// lines of the file): deeper than 4000 without -short.
+func chainCommits() (commits, lines int) {
 	if testing.Short() {
-		return 500
+		return 500, 64
 	}
-	return 8000
+	return 8600, 256
 }
 
 // readDeepestUncached reads the object at the end of the deepest chain

@@ -16,7 +16,9 @@ import (
 // link: the blob holds the target), 40000 (subtree, with no leading zero)
 // and 160000 (gitlink: a submodule's commit, an object of another
 // repository). Old repositories also hold 100664 and other group-writable
-// variants, which git reads as files.
+// variants; git reads every mode through canon_mode, and so does this
+// parser: a regular file becomes 100755 if its owner may execute it and
+// 100644 otherwise, and a mode of no known kind reads as a gitlink.
 
 var errTree = errors.New("bad tree")
 
@@ -63,6 +65,22 @@ func (m Mode) Type() Type {
 // String returns the mode as git prints it (six octal digits).
 func (m Mode) String() string { return fmt.Sprintf("%06o", uint32(m)) }
 
+// canonMode maps a stored mode to one of the five git uses, as git does.
+func canonMode(m Mode) Mode {
+	switch m & modeTypeMask {
+	case 0o100000:
+		if m&0o100 != 0 {
+			return ModeExecutable
+		}
+		return ModeFile
+	case ModeSymlink:
+		return ModeSymlink
+	case ModeTree:
+		return ModeTree
+	}
+	return ModeGitlink
+}
+
 // TreeEntry is one entry of a tree. Name aliases the tree's data.
 type TreeEntry struct {
 	Mode Mode
@@ -108,12 +126,14 @@ func parseTreeEntry(data []byte) (TreeEntry, int, error) {
 	if sp <= 0 || sp > 7 {
 		return e, 0, fmt.Errorf("%w: no mode", errTree)
 	}
+	var m Mode
 	for _, c := range data[:sp] {
 		if c < '0' || c > '7' {
 			return e, 0, fmt.Errorf("%w: mode %q", errTree, data[:sp])
 		}
-		e.Mode = e.Mode<<3 | Mode(c-'0')
+		m = m<<3 | Mode(c-'0')
 	}
+	e.Mode = canonMode(m)
 	nul := bytes.IndexByte(data[sp+1:], 0)
 	if nul < 0 {
 		return e, 0, fmt.Errorf("%w: unterminated name", errTree)
