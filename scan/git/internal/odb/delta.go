@@ -101,16 +101,6 @@ func deltaCopy(cmd byte, b []byte, i int) (off, n int64, next int, err error) {
 	return int64(o), int64(l), i, nil
 }
 
-// maxResult bounds what a delta of n bytes can build from a base of
-// baseSize bytes: every instruction takes at least one byte and adds at
-// most the larger of 127 literal bytes and one copy (at most the base,
-// and at most 0xffffff bytes). A header claiming more is corrupt, and
-// the bound keeps a hostile header from making us allocate it.
-func maxResult(baseSize int64, n int) int64 {
-	c := min(baseSize, 0xffffff)
-	return int64(n) * max(c, 127)
-}
-
 // ParseDelta parses delta data and checks every instruction against the
 // declared sizes: copies inside the base, the total equal to Size. The
 // inserts' Data alias delta.
@@ -118,9 +108,6 @@ func ParseDelta(delta []byte) (*Delta, error) {
 	baseSize, size, i, err := deltaSizes(delta)
 	if err != nil {
 		return nil, err
-	}
-	if size > maxResult(baseSize, len(delta)) {
-		return nil, fmt.Errorf("%w: result size %d impossible for %d bytes of delta", errDelta, size, len(delta))
 	}
 	d := &Delta{BaseSize: baseSize, Size: size, Ops: make([]DeltaOp, 0, 8)}
 	var total int64
@@ -179,28 +166,23 @@ func (d *Delta) Apply(base, dst []byte) ([]byte, error) {
 }
 
 // ApplyDelta builds the object that delta makes from base, into dst
-// (grown if too small). It is ParseDelta and Apply in one pass, with no
-// allocation beyond the result.
+// (grown if too small); dst must not overlap base. It is ParseDelta and
+// Apply without building the list of instructions: one pass checks every
+// instruction (so a damaged delta allocates nothing), a second copies.
 func ApplyDelta(base, delta, dst []byte) ([]byte, error) {
-	baseSize, size, i, err := deltaSizes(delta)
+	baseSize, size, start, err := deltaSizes(delta)
 	if err != nil {
 		return dst[:0], err
 	}
 	if baseSize != int64(len(base)) {
 		return dst[:0], fmt.Errorf("%w: base has %d bytes, delta wants %d", errDelta, len(base), baseSize)
 	}
-	if size > maxResult(baseSize, len(delta)) {
-		return dst[:0], fmt.Errorf("%w: result size %d impossible for %d bytes of delta", errDelta, size, len(delta))
-	}
-	if int64(cap(dst)) < size {
-		dst = make([]byte, size)
-	}
-	out := dst[:size]
-	w := 0
-	for i < len(delta) {
+	var total int64
+	for i := start; i < len(delta); {
 		cmd := delta[i]
 		i++
-		if cmd&0x80 != 0 {
+		switch {
+		case cmd&0x80 != 0:
 			var off, n int64
 			if off, n, i, err = deltaCopy(cmd, delta, i); err != nil {
 				return dst[:0], err
@@ -208,27 +190,33 @@ func ApplyDelta(base, delta, dst []byte) ([]byte, error) {
 			if off+n > baseSize {
 				return dst[:0], fmt.Errorf("%w: copy [%d,%d) outside a base of %d bytes", errDelta, off, off+n, baseSize)
 			}
-			if n > int64(len(out)-w) {
-				return dst[:0], fmt.Errorf("%w: instructions build more than %d bytes", errDelta, size)
+			total += n
+		case cmd != 0:
+			if i+int(cmd) > len(delta) {
+				return dst[:0], fmt.Errorf("%w: truncated insert", errDelta)
 			}
+			i += int(cmd)
+			total += int64(cmd)
+		default:
+			return dst[:0], fmt.Errorf("%w: reserved instruction 0", errDelta)
+		}
+	}
+	if total != size {
+		return dst[:0], fmt.Errorf("%w: instructions build %d bytes, header says %d", errDelta, total, size)
+	}
+	out := grow(dst, int(size))
+	w := 0
+	for i := start; i < len(delta); {
+		cmd := delta[i]
+		i++
+		if cmd&0x80 != 0 {
+			var off, n int64
+			off, n, i, _ = deltaCopy(cmd, delta, i)
 			w += copy(out[w:], base[off:off+n])
 			continue
 		}
-		if cmd == 0 {
-			return dst[:0], fmt.Errorf("%w: reserved instruction 0", errDelta)
-		}
-		n := int(cmd)
-		if i+n > len(delta) {
-			return dst[:0], fmt.Errorf("%w: truncated insert", errDelta)
-		}
-		if n > len(out)-w {
-			return dst[:0], fmt.Errorf("%w: instructions build more than %d bytes", errDelta, size)
-		}
-		w += copy(out[w:], delta[i:i+n])
-		i += n
-	}
-	if w != len(out) {
-		return dst[:0], fmt.Errorf("%w: instructions build %d bytes, header says %d", errDelta, w, size)
+		w += copy(out[w:], delta[i:i+int(cmd)])
+		i += int(cmd)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/klauspost/compress/flate"
 )
@@ -98,9 +99,44 @@ func (z *inflater) run(r io.Reader, size int64, dst []byte) ([]byte, error) {
 	if err := z.fr.Reset(r, nil); err != nil {
 		return dst[:0], err
 	}
+	if size > trustAbove && int64(cap(dst)) < size {
+		return z.fillGrowing(dst[:0], size)
+	}
 	dst = grow(dst, int(size))
 	if err := z.fill(dst, size); err != nil {
 		return dst[:0], err
+	}
+	return dst, nil
+}
+
+// trustAbove is the size above which a header's size is not allocated up
+// front: a damaged or hostile entry could claim up to 1032 times its
+// compressed bytes (deflate's limit), so a large claim is believed only
+// as the data arrives.
+const trustAbove = 16 << 20
+
+// fillGrowing is fill for an object larger than trustAbove: dst grows by
+// doubling as bytes are inflated, so memory follows what the stream
+// really holds.
+func (z *inflater) fillGrowing(dst []byte, size int64) ([]byte, error) {
+	for int64(len(dst)) < size {
+		if len(dst) == cap(dst) {
+			dst = slices.Grow(dst, int(min(size-int64(len(dst)), max(int64(cap(dst)), trustAbove))))
+		}
+		chunk := dst[len(dst):min(int64(cap(dst)), size)]
+		n, err := io.ReadFull(z.rc, chunk)
+		dst = dst[:len(dst)+n]
+		if err != nil {
+			if z.streamEnded() {
+				return dst[:0], fmt.Errorf("%w: stream ends before %d bytes", errSize, size)
+			}
+			return dst[:0], noEOF(err)
+		}
+	}
+	if m, err := z.rc.Read(z.one[:]); m > 0 {
+		return dst[:0], fmt.Errorf("%w: more than %d bytes", errSize, size)
+	} else if err != io.EOF {
+		return dst[:0], noEOF(err)
 	}
 	return dst, nil
 }

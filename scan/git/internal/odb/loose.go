@@ -188,9 +188,17 @@ func (z *inflater) inflateLoose(data, dst []byte) (Type, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	dst = grow(dst, int(h.size))
-	n := copy(dst, z.hb[h.hl:h.n])
-	if !h.ended {
+	head := z.hb[h.hl:h.n]
+	switch {
+	case h.ended:
+		dst = append(grow(dst, 0), head...)
+	case h.size > trustAbove && int64(cap(dst)) < h.size:
+		if dst, err = z.fillGrowing(append(dst[:0], head...), h.size); err != nil {
+			return 0, nil, err
+		}
+	default:
+		dst = grow(dst, int(h.size))
+		n := copy(dst, head)
 		if err := z.fill(dst[n:], h.size); err != nil {
 			return 0, nil, err
 		}
