@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/klauspost/compress/flate"
 	kzlib "github.com/klauspost/compress/zlib"
 )
 
@@ -25,24 +24,33 @@ import (
 //
 //	go test -run '^$' -bench . -benchtime 5x ./scan/git/internal/odb/
 //
+// For instruction counts, which do not depend on the machine's load
+// (the runtime's rdtscp and preemption signals confuse valgrind):
+//
+//	go test -c -o odb.test ./scan/git/internal/odb/
+//	GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind \
+//	    ./odb.test -test.run '^$' -test.bench 'ReadCaddy/listed=true/goroutines=1' -test.benchtime 1x
+//
 // Besides ns/op and MB/s (of blob content), each reports cpu-ms/op and
 // cpu-ms/MB: the process's user+system CPU, plus its children's for git
 // cat-file, which is what counts on a loaded machine.
 const caddyRepo = "/work/repos/caddy.git"
 
-// benchRepos returns the repositories to benchmark: caddy if present and
-// a synthetic one built under b's temporary directory.
-func benchRepos(b *testing.B) []struct{ name, dir string } {
-	requireGit(b)
-	var repos []struct{ name, dir string }
-	if st, err := os.Stat(caddyRepo); err == nil && st.IsDir() {
-		repos = append(repos, struct{ name, dir string }{"caddy", caddyRepo})
+// caddyDir returns the caddy mirror, or skips.
+func caddyDir(b *testing.B) string {
+	if st, err := os.Stat(caddyRepo); err != nil || !st.IsDir() {
+		b.Skip("no", caddyRepo)
 	}
+	return caddyRepo
+}
+
+// syntheticDir generates the synthetic history: 3000 commits editing 300
+// files of about 200 lines, repacked as git gc would.
+func syntheticDir(b *testing.B) string {
 	dir := newRepo(b, true)
 	fastImport(b, dir, 3000, 300, 200)
 	git(b, dir, nil, "repack", "-adfq")
-	repos = append(repos, struct{ name, dir string }{"synthetic", dir})
-	return repos
+	return dir
 }
 
 // blobList is every blob of a repository in pack order, and their bytes.
@@ -88,27 +96,28 @@ func reportCPU(b *testing.B, self0, children0 time.Duration, mb float64) {
 	b.ReportMetric(perOp/mb, "cpu-ms/MB")
 }
 
-// BenchmarkReadBlobs reads every blob with DB.Read from 1 and 2
-// goroutines that take batches of ids in pack order. Each iteration opens
-// the database afresh (a cold cache) and, in the "listed" variant, lists
-// the packs' entries first as a history scan does, which tells the reader
-// which objects are delta bases.
-func BenchmarkReadBlobs(b *testing.B) {
-	for _, r := range benchRepos(b) {
-		blobs := listBlobs(b, r.dir)
-		for _, listed := range []bool{true, false} {
-			for _, workers := range []int{1, 2} {
-				name := fmt.Sprintf("%s/listed=%v/goroutines=%d", r.name, listed, workers)
-				b.Run(name, func(b *testing.B) {
-					b.ReportAllocs()
-					b.SetBytes(blobs.bytes)
-					self0, children0 := cpuTimes()
-					for range b.N {
-						readAll(b, r.dir, blobs.ids, workers, listed)
-					}
-					reportCPU(b, self0, children0, float64(blobs.bytes)/1e6)
-				})
-			}
+// BenchmarkReadCaddy and BenchmarkReadSynthetic read every blob with
+// DB.Read from 1 and 2 goroutines that take batches of ids in pack order.
+// Each iteration opens the database afresh (a cold cache) and, in the
+// "listed" variant, lists the packs' entries first as a history scan
+// does, which tells the reader which objects are delta bases. (The caddy
+// benchmark starts no process, so it also runs under valgrind.)
+func BenchmarkReadCaddy(b *testing.B)     { benchRead(b, caddyDir(b)) }
+func BenchmarkReadSynthetic(b *testing.B) { benchRead(b, syntheticDir(b)) }
+
+func benchRead(b *testing.B, dir string) {
+	blobs := listBlobs(b, dir)
+	for _, listed := range []bool{true, false} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("listed=%v/goroutines=%d", listed, workers), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(blobs.bytes)
+				self0, children0 := cpuTimes()
+				for range b.N {
+					readAll(b, dir, blobs.ids, workers, listed)
+				}
+				reportCPU(b, self0, children0, float64(blobs.bytes)/1e6)
+			})
 		}
 	}
 }
@@ -152,14 +161,21 @@ func readAll(b *testing.B, dir string, ids []ID, workers int, listed bool) {
 	wg.Wait()
 }
 
-// BenchmarkCatFile reads the same blobs through git cat-file --batch
-// (with --buffer): one process, or one per goroutine each taking a
-// contiguous share of the pack-ordered ids.
-func BenchmarkCatFile(b *testing.B) {
-	for _, r := range benchRepos(b) {
-		blobs := listBlobs(b, r.dir)
+// BenchmarkCatFileCaddy and BenchmarkCatFileSynthetic read the same blobs
+// through git cat-file --batch (with --buffer): one process, or one per
+// goroutine each taking a contiguous share of the pack-ordered ids.
+func BenchmarkCatFileCaddy(b *testing.B) {
+	requireGit(b)
+	benchCatFile(b, caddyDir(b))
+}
+
+func BenchmarkCatFileSynthetic(b *testing.B) { benchCatFile(b, syntheticDir(b)) }
+
+func benchCatFile(b *testing.B, dir string) {
+	{
+		blobs := listBlobs(b, dir)
 		for _, procs := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/procs=%d", r.name, procs), func(b *testing.B) {
+			b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(blobs.bytes)
 				self0, children0 := cpuTimes()
@@ -169,7 +185,7 @@ func BenchmarkCatFile(b *testing.B) {
 					for p := range procs {
 						ids := blobs.ids[min(p*share, len(blobs.ids)):min((p+1)*share, len(blobs.ids))]
 						wg.Go(func() {
-							if err := catFile(r.dir, ids); err != nil {
+							if err := catFile(dir, ids); err != nil {
 								b.Error(err)
 							}
 						})
@@ -230,14 +246,12 @@ func catFile(dir string, ids []ID) error {
 }
 
 // BenchmarkInflate inflates the zlib streams of every entry of caddy's
-// pack (whole objects and delta data, as stored) with klauspost's flate
-// and the standard library's, reusing one decompressor, and through each
-// library's zlib reader, which also checks the Adler-32 trailer.
+// pack (whole objects and delta data, as stored) with the one-shot
+// decoder, klauspost's flate and the standard library's, reusing one
+// decompressor, and through each library's zlib reader, which also checks
+// the Adler-32 trailer.
 func BenchmarkInflate(b *testing.B) {
-	if _, err := os.Stat(caddyRepo); err != nil {
-		b.Skip("no", caddyRepo)
-	}
-	db, err := Open(caddyRepo, Options{})
+	db, err := Open(caddyDir(b), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -281,10 +295,18 @@ func BenchmarkInflate(b *testing.B) {
 			}
 		}
 	}
-	b.Run("klauspost-flate", func(b *testing.B) {
+	b.Run("oneshot", func(b *testing.B) {
 		z := newInflater()
 		run(b, func(src, out []byte) error {
 			_, err := z.inflateBytes(src, int64(len(out)), out)
+			return err
+		})
+	})
+	b.Run("klauspost-flate", func(b *testing.B) {
+		z := newInflater()
+		run(b, func(src, out []byte) error {
+			z.br.Reset(src[2:])
+			_, err := z.run(&z.br, int64(len(out)), out)
 			return err
 		})
 	})
@@ -332,5 +354,4 @@ func BenchmarkInflate(b *testing.B) {
 			return nil
 		})
 	})
-	_ = flate.NewReader
 }

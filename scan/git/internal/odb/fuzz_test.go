@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/klauspost/compress/flate"
 )
 
 // The fuzz targets feed the parsers of untrusted bytes: pack entry
@@ -197,6 +199,44 @@ func FuzzPack(f *testing.F) {
 					io.Copy(io.Discard, r)
 					r.Close()
 				}
+			}
+		}
+	})
+}
+
+// FuzzDeflate holds the one-shot decoder to klauspost's streaming one:
+// on any input, both succeed with the same output or both fail.
+func FuzzDeflate(f *testing.F) {
+	for _, s := range []string{"", "a", "hello hello hello hello", string(bytes.Repeat([]byte("abcdefgh"), 5000))} {
+		for _, level := range []int{flate.NoCompression, flate.BestSpeed, flate.DefaultCompression, flate.HuffmanOnly} {
+			var b bytes.Buffer
+			w, _ := flate.NewWriter(&b, level)
+			io.WriteString(w, s)
+			w.Close()
+			f.Add(b.Bytes())
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, werr := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data)), 1<<22))
+		if werr == nil && len(want) == 1<<22 {
+			return // too large to compare
+		}
+		var d decoder
+		size := len(want)
+		got := make([]byte, size)
+		err := d.inflateInto(data, got)
+		switch {
+		case werr == nil && err != nil:
+			t.Fatalf("klauspost inflates %d bytes, inflateInto fails: %v", size, err)
+		case werr != nil && err == nil:
+			t.Fatalf("klauspost fails (%v) after %d bytes, inflateInto succeeds", werr, size)
+		case err == nil && !bytes.Equal(got, want):
+			t.Fatal("outputs differ")
+		}
+		if werr == nil && size > 0 {
+			// A wrong size is an error, never a short or long success.
+			if d.inflateInto(data, make([]byte, size-1)) == nil || d.inflateInto(data, make([]byte, size+1)) == nil {
+				t.Fatal("inflateInto accepts a wrong size")
 			}
 		}
 	})

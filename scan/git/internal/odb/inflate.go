@@ -39,6 +39,8 @@ type inflater struct {
 
 	one [1]byte              // for the end-of-stream read, kept here so it does not escape per call
 	hb  [maxLooseHeader]byte // a loose object's first inflated bytes
+
+	d decoder // the one-shot decoder (deflate.go) for streams held in memory
 }
 
 func newInflater() *inflater {
@@ -66,6 +68,13 @@ func zlibHeader(b []byte) error {
 func (z *inflater) inflateBytes(src []byte, size int64, dst []byte) ([]byte, error) {
 	if err := zlibHeader(src); err != nil {
 		return dst[:0], err
+	}
+	if size <= trustAbove || int64(cap(dst)) >= size {
+		dst = grow(dst, int(size))
+		if err := z.d.inflateInto(src[2:], dst); err != nil {
+			return dst[:0], err
+		}
+		return dst, nil
 	}
 	z.br.Reset(src[2:])
 	return z.run(&z.br, size, dst)
