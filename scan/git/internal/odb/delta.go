@@ -3,6 +3,7 @@ package odb
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // A delta rebuilds an object from a base object. Its data (the inflated
@@ -20,6 +21,9 @@ import (
 // of zero means 0x10000.
 
 var errDelta = errors.New("bad delta")
+
+// maxInt is the largest slice length (smaller on 32-bit platforms).
+const maxInt = int64(^uint(0) >> 1)
 
 // DeltaOp is one instruction of a delta: either a copy of Len bytes from
 // the base at Offset, or an insert of the literal bytes Data (Data is
@@ -69,6 +73,9 @@ func deltaSizes(delta []byte) (baseSize, size int64, i int, err error) {
 	}
 	if size, i, err = deltaVarint(delta, i); err != nil {
 		return 0, 0, 0, err
+	}
+	if size > maxInt {
+		return 0, 0, 0, fmt.Errorf("%w: size %d does not fit in memory here", errDelta, size)
 	}
 	return baseSize, size, i, nil
 }
@@ -167,8 +174,9 @@ func (d *Delta) Apply(base, dst []byte) ([]byte, error) {
 
 // ApplyDelta builds the object that delta makes from base, into dst
 // (grown if too small); dst must not overlap base. It is ParseDelta and
-// Apply without building the list of instructions: one pass checks every
-// instruction (so a damaged delta allocates nothing), a second copies.
+// Apply without building the list of instructions. A result of up to
+// trustAbove bytes is built in one pass; a larger claim is first checked
+// instruction by instruction, so that a damaged delta allocates nothing.
 func ApplyDelta(base, delta, dst []byte) ([]byte, error) {
 	baseSize, size, start, err := deltaSizes(delta)
 	if err != nil {
@@ -177,32 +185,10 @@ func ApplyDelta(base, delta, dst []byte) ([]byte, error) {
 	if baseSize != int64(len(base)) {
 		return dst[:0], fmt.Errorf("%w: base has %d bytes, delta wants %d", errDelta, len(base), baseSize)
 	}
-	var total int64
-	for i := start; i < len(delta); {
-		cmd := delta[i]
-		i++
-		switch {
-		case cmd&0x80 != 0:
-			var off, n int64
-			if off, n, i, err = deltaCopy(cmd, delta, i); err != nil {
-				return dst[:0], err
-			}
-			if off+n > baseSize {
-				return dst[:0], fmt.Errorf("%w: copy [%d,%d) outside a base of %d bytes", errDelta, off, off+n, baseSize)
-			}
-			total += n
-		case cmd != 0:
-			if i+int(cmd) > len(delta) {
-				return dst[:0], fmt.Errorf("%w: truncated insert", errDelta)
-			}
-			i += int(cmd)
-			total += int64(cmd)
-		default:
-			return dst[:0], fmt.Errorf("%w: reserved instruction 0", errDelta)
+	if size > trustAbove && int64(cap(dst)) < size {
+		if err := checkDelta(delta, start, baseSize, size); err != nil {
+			return dst[:0], err
 		}
-	}
-	if total != size {
-		return dst[:0], fmt.Errorf("%w: instructions build %d bytes, header says %d", errDelta, total, size)
 	}
 	out := grow(dst, int(size))
 	w := 0
@@ -210,13 +196,99 @@ func ApplyDelta(base, delta, dst []byte) ([]byte, error) {
 		cmd := delta[i]
 		i++
 		if cmd&0x80 != 0 {
-			var off, n int64
-			off, n, i, _ = deltaCopy(cmd, delta, i)
+			// A copy: the argument bytes the low seven bits ask for.
+			if i+bits.OnesCount8(cmd&0x7f) > len(delta) {
+				return dst[:0], fmt.Errorf("%w: truncated copy", errDelta)
+			}
+			var off, n uint64
+			if cmd&0x01 != 0 {
+				off = uint64(delta[i])
+				i++
+			}
+			if cmd&0x02 != 0 {
+				off |= uint64(delta[i]) << 8
+				i++
+			}
+			if cmd&0x04 != 0 {
+				off |= uint64(delta[i]) << 16
+				i++
+			}
+			if cmd&0x08 != 0 {
+				off |= uint64(delta[i]) << 24
+				i++
+			}
+			if cmd&0x10 != 0 {
+				n = uint64(delta[i])
+				i++
+			}
+			if cmd&0x20 != 0 {
+				n |= uint64(delta[i]) << 8
+				i++
+			}
+			if cmd&0x40 != 0 {
+				n |= uint64(delta[i]) << 16
+				i++
+			}
+			if n == 0 {
+				n = 0x10000
+			}
+			if off+n > uint64(len(base)) {
+				return dst[:0], fmt.Errorf("%w: copy [%d,%d) outside a base of %d bytes", errDelta, off, off+n, len(base))
+			}
+			if n > uint64(len(out)-w) {
+				return dst[:0], fmt.Errorf("%w: instructions build more than %d bytes", errDelta, size)
+			}
 			w += copy(out[w:], base[off:off+n])
 			continue
 		}
-		w += copy(out[w:], delta[i:i+int(cmd)])
-		i += int(cmd)
+		if cmd == 0 {
+			return dst[:0], fmt.Errorf("%w: reserved instruction 0", errDelta)
+		}
+		n := int(cmd)
+		if i+n > len(delta) {
+			return dst[:0], fmt.Errorf("%w: truncated insert", errDelta)
+		}
+		if n > len(out)-w {
+			return dst[:0], fmt.Errorf("%w: instructions build more than %d bytes", errDelta, size)
+		}
+		w += copy(out[w:], delta[i:i+n])
+		i += n
+	}
+	if w != len(out) {
+		return dst[:0], fmt.Errorf("%w: instructions build %d bytes, header says %d", errDelta, w, size)
 	}
 	return out, nil
+}
+
+// checkDelta checks every instruction of a delta against the sizes it
+// declares, without building anything.
+func checkDelta(delta []byte, i int, baseSize, size int64) error {
+	var total int64
+	for i < len(delta) {
+		cmd := delta[i]
+		i++
+		switch {
+		case cmd&0x80 != 0:
+			off, n, next, err := deltaCopy(cmd, delta, i)
+			if err != nil {
+				return err
+			}
+			if off+n > baseSize {
+				return fmt.Errorf("%w: copy [%d,%d) outside a base of %d bytes", errDelta, off, off+n, baseSize)
+			}
+			i, total = next, total+n
+		case cmd != 0:
+			if i+int(cmd) > len(delta) {
+				return fmt.Errorf("%w: truncated insert", errDelta)
+			}
+			i += int(cmd)
+			total += int64(cmd)
+		default:
+			return fmt.Errorf("%w: reserved instruction 0", errDelta)
+		}
+	}
+	if total != size {
+		return fmt.Errorf("%w: instructions build %d bytes, header says %d", errDelta, total, size)
+	}
+	return nil
 }

@@ -169,7 +169,7 @@ func (z *inflater) startLoose(data []byte) (looseStart, error) {
 	if err != nil {
 		return h, err
 	}
-	if size > 1032*int64(len(data))+64 {
+	if size > 1032*int64(len(data))+64 || size > maxInt {
 		return h, fmt.Errorf("%w: size %d cannot come from %d compressed bytes", errLooseHeader, size, len(data))
 	}
 	h.typ, h.size, h.hl, h.n = t, size, hl, n

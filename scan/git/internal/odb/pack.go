@@ -203,7 +203,7 @@ func (p *Pack) load(off int64, buf []byte, maxHold int64) (stored, []byte, error
 
 // inflate inflates the data of the entry e into dst.
 func (p *Pack) inflate(s *scratch, e *stored, dst []byte) ([]byte, error) {
-	if e.h.size > 1032*(e.end-e.off)+64 {
+	if e.h.size > 1032*(e.end-e.off)+64 || e.h.size > maxInt {
 		// Deflate cannot expand more than 1032:1; this header lies.
 		return dst[:0], fmt.Errorf("%w: size %d cannot come from a %d-byte entry", errEntryHeader, e.h.size, e.end-e.off)
 	}
