@@ -105,8 +105,9 @@ func (db *DB) Close() error {
 
 // Stats counts the delta-base cache's use since Open.
 type Stats struct {
-	CacheHits, CacheMisses int64
-	CacheBytes             int64 // held now
+	CacheHits   int64 // lookups that found the object
+	CacheMisses int64 // lookups that did not (every read of an object looks once)
+	CacheBytes  int64 // bytes held now, with the per-entry overhead
 }
 
 // Stats returns the counters.

@@ -27,6 +27,7 @@ type NotFoundError struct {
 	ID ID
 }
 
+// Error names the missing object.
 func (e *NotFoundError) Error() string { return fmt.Sprintf("odb: object %s not found", e.ID) }
 
 // Is makes errors.Is(err, ErrNotFound) hold.
@@ -41,6 +42,7 @@ type CorruptError struct {
 	Err    error  // what was wrong
 }
 
+// Error names the object and where its bytes are.
 func (e *CorruptError) Error() string {
 	where := e.Path
 	if e.Offset >= 0 {

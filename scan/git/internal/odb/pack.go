@@ -24,7 +24,8 @@ import (
 // buffered section reader instead of being read into one buffer first.
 const bigEntry = 1 << 20
 
-// pack is one .pack file and its index. Safe for concurrent use.
+// Pack is one .pack file and its index, as DB.Packs lists them. Safe for
+// concurrent use.
 type Pack struct {
 	db   *DB
 	num  uint32 // position in DB.packs, part of the cache key
