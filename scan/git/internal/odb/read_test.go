@@ -15,7 +15,7 @@ import (
 // with -short.
 func historySize() (commits, files, lines int) {
 	if testing.Short() {
-		return 120, 12, 40
+		return 60, 8, 30
 	}
 	return 600, 40, 80
 }
@@ -357,13 +357,13 @@ func TestDeltaRebuildsObject(t *testing.T) {
 // threshold, packed and loose, in small chunks.
 func TestReaderStreamsLargeObjects(t *testing.T) {
 	dir := newRepo(t, false)
-	big := make([]byte, 3*streamAbove+12345)
+	big := make([]byte, streamAbove+streamAbove/4+12345)
 	x := uint32(1)
 	for i := range big {
 		x = x*1664525 + 1013904223
 		big[i] = byte(x >> 24)
 	}
-	text := bytes.Repeat([]byte("a line of text that compresses well\n"), 3*streamAbove/36)
+	text := bytes.Repeat([]byte("a line of text that compresses well\n"), 2*streamAbove/36)
 	writeFiles(t, dir, map[string]string{"big.bin": string(big), "big.txt": string(text), "small.txt": "small\n"})
 	git(t, dir, nil, "add", "-A")
 	git(t, dir, nil, "commit", "-qm", "big")
