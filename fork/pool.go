@@ -142,7 +142,7 @@ func (p *Pool) acquire() *Task {
 // Task is clean for the next Call. The panic itself keeps going untouched,
 // with its original value and stack.
 func (p *Pool) release(t *Task) {
-	if t.depth != 0 {
+	if t.depth() != 0 {
 		t.unwind(0)
 	}
 	t.scrub()
