@@ -124,7 +124,6 @@ func (f *Future[In, Out]) Join(t *Task) (out Out, taken bool) {
 // recursion.
 func via1(t *Task, top uint64, f func(*Task, uint64) unsafe.Pointer) unsafe.Pointer { return f(t, top) }
 
-
 func via2(t *Task, r record, h *header, f func(*Task, record, *header)) { f(t, r, h) }
 
 // joinSlow is Join's rare path: the record was promoted, a clock read is

@@ -64,9 +64,9 @@ type forFrame struct {
 	// and the countdown when it started (see nextStride).
 	start, stride int
 	before        int64
-	body                  func(*Task, int)
-	pieces                []*forPiece // given away, oldest (highest range) first
-	_                     pad
+	body          func(*Task, int)
+	pieces        []*forPiece // given away, oldest (highest range) first
+	_             pad
 }
 
 // forPiece is a part of a For range running as a job.
