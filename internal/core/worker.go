@@ -440,6 +440,24 @@ func (w *Worker[T]) TaskPanicked(val any, stack []byte) bool {
 	return true
 }
 
+// TaskRecovered does the bookkeeping for a task that panicked (or called
+// runtime.Goexit) inside Step when the caller keeps the run going: the task
+// counts as finished, exactly as if it had returned, so a task it spawned
+// into the next slot inherits its unit and runs. It reports false if no task
+// was running, meaning the panic came from the policy itself and the caller
+// must re-raise it.
+func (w *Worker[T]) TaskRecovered() bool {
+	if !w.running {
+		return false
+	}
+	w.running = false
+	if !w.hasNext {
+		w.owed++
+	}
+	w.settle()
+	return true
+}
+
 // Running reports whether the worker is inside a task's run call.
 func (w *Worker[T]) Running() bool { return w.running }
 
