@@ -24,14 +24,14 @@ import (
 
 // Layout, in SVG user units (pixels at 100%).
 const (
-	chartFont    = 14                         // font size
-	charW        = chartFont * 6 / 10         // advance of a monospace character
-	lineH        = chartFont * 3 / 2          // height of a text line
-	chartMargin  = 16                         //
-	labelColumn  = 24 * charW                 // implementation names
-	barMaxWidth  = 420                        //
-	barHeight    = chartFont                  //
-	afterBarText = 28 * charW                 // "21.3 ns/task  12.1× faster"
+	chartFont    = 14                 // font size
+	charW        = chartFont * 6 / 10 // advance of a monospace character
+	lineH        = chartFont * 3 / 2  // height of a text line
+	chartMargin  = 16                 //
+	labelColumn  = 24 * charW         // implementation names
+	barMaxWidth  = 420                //
+	barHeight    = chartFont          //
+	afterBarText = 28 * charW         // "21.3 ns/task  12.1× faster"
 	chartWidth   = 2*chartMargin + labelColumn + barMaxWidth + 8 + afterBarText
 )
 
