@@ -2,8 +2,8 @@
 // build child graphs at run time, and condition tasks that branch and loop —
 // on Spindle's work-stealing executor.
 //
-// It implements the Taskflow model (seeds/taskflow-executor.md, after C++
-// Taskflow and TaskFlow-RS) and fixes what the Go and Rust ports leave out:
+// It implements the Taskflow model (after C++ Taskflow and its Rust port
+// TaskFlow-RS) and fixes what the Go and Rust ports leave out:
 // go-taskflow runs every task through one mutex-protected queue, blocks a
 // worker for the whole life of a subflow, and logs panics instead of
 // returning them; neither port has contexts or error results.

@@ -130,9 +130,17 @@
 // Misuse that would corrupt the job stack panics with a message instead:
 // joining a Future twice or one never forked, joining out of order or on
 // another Task, returning from Call's function or from a job with forks
-// left unjoined, forking a Future again before joining it (reported when
-// the enclosing function returns: Fork has no room in its inlining budget
-// for the check), and Call on a closed Pool (ErrClosed).
+// left unjoined, and forking a Future again before joining it (reported
+// when the enclosing function returns: Fork has no room in its inlining
+// budget for the check).
+//
+// # Lifecycle
+//
+// A Pool lives from NewPool to Close, which stops the background workers.
+// Call never fails for want of a pool: a Call that starts after Close runs
+// on its caller alone, as a Pool of one worker would, and computes the same
+// result. Call has no error to return, and inventing one for a condition
+// that loses nothing would make every caller handle it.
 //
 // # Loops
 //
@@ -152,6 +160,18 @@
 // calibrates), and one at a time when they are slow or when the bodies
 // tick themselves (fork, join or call Tick), so that a block stays far
 // shorter than a heartbeat either way.
+//
+// # Slices
+//
+// Sort, SortFunc, Map, Each, Sum and MinMax put For, Reduce and forks to
+// work on slices for everyday code, with no grain size either. Sort is a
+// quicksort that forks the upper part of every partition, so the heartbeat
+// hands the biggest unsorted parts to idle workers; parts of a couple of
+// thousand elements go to slices.Sort, and a part that partitions badly
+// too often (adversarial input) is handed to slices.Sort whole, which keeps
+// the worst case at O(n log n). Map and Each are For over the indices; Sum
+// and MinMax are Reduce over blocks of a few hundred elements, folded in a
+// plain loop.
 //
 // # Limitations
 //

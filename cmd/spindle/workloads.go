@@ -11,7 +11,7 @@ import (
 	"github.com/spindle-go/spindle/fork"
 )
 
-// The workloads of `spindle bench`: the DESIGN.md §6 figures that compare
+// The workloads of `spindle bench`: the runtime's acceptance figures that compare
 // Spindle with what a Go programmer writes without it. Each workload runs
 // the same work several ways; the one named by goroutineImpl is the baseline
 // the others are compared with. They mirror the testing.B benchmarks beside
