@@ -133,6 +133,7 @@
 // starts after the previous has completed) with one context and stops at the
 // first error; for n parallel runs, call Run from n goroutines. Close waits
 // for the runs in flight and stops the workers; Run after Close fails with
-// an error wrapping ErrClosed (which is spindle.ErrClosed). Run must not be called from a task of the same executor:
-// that would block a worker waiting for the inner run; use a subflow.
+// an error wrapping ErrClosed (which is spindle.ErrClosed). Run must not be
+// called from a task of the same executor: that would block a worker waiting
+// for the inner run; use a subflow.
 package flow
