@@ -262,12 +262,18 @@ func (w *Worker[T, S]) steps() (exit bool) {
 			}
 		}
 	}()
-	// Converted to the interface once: a conversion per Step would allocate.
+	// Converted to the interface once: a conversion per Idle would allocate.
 	var idle core.IdlePolicy = core.TieredIdle{SpinIters: e.cfg.SpinIters, ParkTimeout: e.cfg.ParkTimeout}
-	run := func(t T) { e.run(t, w) }
+	c, run := w.c, e.run
 	for {
-		switch r := w.c.Step(run, idle); r.Kind {
-		case core.Ran:
+		// core.Step, with the task's function called directly rather than
+		// through an adapter closure.
+		if t, ok := c.Take(); ok {
+			run(t, w)
+			c.Finish()
+			continue
+		}
+		switch r := c.Idle(idle); r.Kind {
 		case core.NoWork:
 			if r.Yield {
 				runtime.Gosched()
