@@ -47,10 +47,10 @@
 // scheduler's 10ms preemption tick: measured, a 100µs ticker goroutine beat
 // 24 times in 500ms while two goroutines kept two Ps busy, against 5000
 // expected. So each worker keeps its own clock. Join, Tick, and For and
-// Reduce (per index) count down a per-Task countdown, a plain decrement
-// of a field only its owner touches; when it runs out, the
-// worker reads the monotonic clock (about 25ns) and, once a heartbeat has
-// passed, promotes. The countdown adapts so that the clock is read about
+// Reduce (per index) count down a per-Task countdown, in a word only its
+// owner touches (Join's pop and its tick are one add); when it runs out,
+// the worker reads the monotonic clock (about 25ns) and, once a heartbeat
+// has passed, promotes. The countdown adapts so that the clock is read about
 // four times per heartbeat, whatever the cost of the code between two
 // ticks. There is no heartbeat goroutine, and an idle pool's workers sleep
 // on channels, so an idle pool uses no CPU. Promotion only happens when
