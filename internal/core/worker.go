@@ -439,12 +439,16 @@ func (w *Worker[T]) Take() (t T, ok bool) {
 	return t, ok
 }
 
-// started finishes a take from the next slot or a private claim: the worker
-// was running a task before, so it is not searching.
+// started finishes a take from the next slot or a private claim. The worker
+// ran the task that filled them and has not searched since, so it is not
+// a searcher; the check costs little and keeps the count exact regardless.
 func (w *Worker[T]) started(t T) (T, bool) {
 	if w.pool.done.Load() {
 		var zero T
 		return zero, false // abandoned, as in take
+	}
+	if w.spinning {
+		w.stopSpinning(true)
 	}
 	w.idleRounds = 0
 	w.C.TasksRun++
