@@ -51,6 +51,11 @@
 //     queue, and only then blocks; a spawner that sees idle workers and no
 //     searcher claims one and wakes it. Correctness never depends on
 //     Config.ParkTimeout (0 by default), and an idle executor burns no CPU.
+//   - Injected work in batches: a worker takes a batch from the injector (at
+//     most half a ring, at most its share of what is queued) and runs it
+//     privately, without a ring operation per task, until a sibling looks
+//     for work; then it moves the rest onto its ring for stealing. Tasks
+//     are run by calling the run function directly from the worker loop.
 //   - Wake-on-hoard: when nobody is searching for work, a worker that pushes
 //     onto its own ring wakes a parked sibling as soon as the ring goes from
 //     empty to non-empty, and again after every 32 pushes.
