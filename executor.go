@@ -154,7 +154,8 @@ func (e *Executor[T, S]) Close() error {
 // tasks, and lets each worker finish only the task it is running. When
 // Shutdown returns, no queued task will start, except that each worker may
 // still start at most one task it had already taken from a queue. Safe from
-// any goroutine, including a task. Call Join to wait for the workers.
+// any goroutine, including a task. Call Close or Join to wait for the
+// workers.
 func (e *Executor[T, S]) Shutdown() { e.pool.Shutdown() }
 
 // Join closes the gate, waits until every accepted task has run (tasks they
@@ -163,9 +164,9 @@ func (e *Executor[T, S]) Shutdown() { e.pool.Shutdown() }
 // the error is a *PanicError. After Shutdown, Join returns once the workers
 // have exited, with a nil error (abandoned tasks are counted in
 // Metrics.Abandoned); if the executor's context was done before the run
-// ended, the error wraps context.Cause of it. Join may be called more than once; later calls
-// return the same result. Do not call it from a task: it would wait for
-// itself.
+// ended, the error wraps context.Cause of it. Join may be called more than
+// once; later calls return the same result. Do not call it from a task: it
+// would wait for itself.
 func (e *Executor[T, S]) Join() (Metrics, error) {
 	e.joinOnce.Do(func() {
 		e.pool.Close()
