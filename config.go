@@ -43,6 +43,16 @@ type Config struct {
 	PinThreads  bool          // Linux: LockOSThread + sched_setaffinity, one core per worker
 	Queue       QueueStrategy // PerWorker (default) or Shared
 	LocalCap    int           // per-worker ring capacity, rounded up to a power of two; default 256
+
+	// OnPanic, if set, keeps the executor running when a task panics or
+	// calls runtime.Goexit. It is called on the worker's goroutine, after
+	// the task has unwound, with the worker's ID, the panic value (ErrGoexit
+	// for a Goexit) and the stack of the panic. The task then counts as
+	// finished, as if it had returned: tasks it spawned still run. After a
+	// Goexit the worker goes on in a new goroutine. If OnPanic is nil (the
+	// default), or itself panics, the first panic stops the run as
+	// Shutdown does and Join returns it as a *PanicError.
+	OnPanic func(worker int, value any, stack []byte)
 }
 
 func (c Config) withDefaults() Config {

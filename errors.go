@@ -10,8 +10,11 @@ import (
 // owns the task it tried to spawn.
 var ErrClosed = errors.New("spindle: executor closed")
 
-// errGoexit is PanicError.Value when a task called runtime.Goexit.
-var errGoexit = errors.New("spindle: task called runtime.Goexit")
+// ErrGoexit is the panic value reported for a task that called
+// runtime.Goexit (t.FailNow in a test does): PanicError.Value, and the value
+// Config.OnPanic receives. Goexit cannot be recovered, so the worker's
+// goroutine ends; the executor starts another in its place.
+var ErrGoexit = errors.New("spindle: task called runtime.Goexit")
 
 // PanicError is Join's error when a task panicked. It carries the first panic
 // raised by any task; later panics are dropped.

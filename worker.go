@@ -1,6 +1,7 @@
 package spindle
 
 import (
+	"context"
 	"time"
 
 	"github.com/spindle-go/spindle/internal/core"
@@ -52,6 +53,11 @@ func (w *Worker[T, S]) mustBeRunning(op string) {
 // Handle returns a Handle to the executor, for spawning from goroutines the
 // task starts.
 func (w *Worker[T, S]) Handle() Handle[T] { return w.exec.Handle() }
+
+// Context returns the executor's context: the one given to NewContext or
+// Start, context.Background() for New. A long task may watch it to stop
+// early when the executor is cancelled.
+func (w *Worker[T, S]) Context() context.Context { return w.exec.ctx }
 
 // Rand returns a pseudo-random number from the worker's xorshift64*
 // generator. The sequence depends only on Config.Seed and the worker's ID.

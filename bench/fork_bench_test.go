@@ -8,7 +8,8 @@ import (
 	"github.com/spindle-go/spindle/fork"
 )
 
-// The fork/join workloads of DESIGN.md §6, each written four ways:
+// The fork/join workloads of the runtime's acceptance figures, each written
+// four ways:
 //
 //   - sequential: plain recursive code (or a plain loop), the baseline;
 //   - goroutine-per-fork: a goroutine and a WaitGroup at every fork, what Go

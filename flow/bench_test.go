@@ -153,7 +153,7 @@ func BenchmarkChain512(b *testing.B) {
 	b.Run("goroutines", func(b *testing.B) { benchGoroutines(b, s, func(int) {}, "ns/hop") })
 }
 
-// BenchmarkWideWork: the seed's wide graph, 1000 independent tasks each doing
+// BenchmarkWideWork: TaskFlow-RS's wide graph, 1000 independent tasks each doing
 // a few microseconds of work; the speedup from 1 to 2 workers.
 func BenchmarkWideWork(b *testing.B) {
 	s := wideShape(wideN)
@@ -182,7 +182,7 @@ func BenchmarkWideWork(b *testing.B) {
 	})
 }
 
-// BenchmarkDeepWork: the seed's deep graph, 100 stages of 10 tasks, each
+// BenchmarkDeepWork: TaskFlow-RS's deep graph, 100 stages of 10 tasks, each
 // task depending on every task of the stage before, each doing real work.
 func BenchmarkDeepWork(b *testing.B) {
 	s := deepShape(deepDepth, deepWidth)

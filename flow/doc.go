@@ -2,8 +2,8 @@
 // build child graphs at run time, and condition tasks that branch and loop —
 // on Spindle's work-stealing executor.
 //
-// It implements the Taskflow model (seeds/taskflow-executor.md, after C++
-// Taskflow and TaskFlow-RS) and fixes what the Go and Rust ports leave out:
+// It implements the Taskflow model (after C++ Taskflow and its Rust port
+// TaskFlow-RS) and fixes what the Go and Rust ports leave out:
 // go-taskflow runs every task through one mutex-protected queue, blocks a
 // worker for the whole life of a subflow, and logs panics instead of
 // returning them; neither port has contexts or error results.
@@ -116,8 +116,16 @@
 // name and the task's path (subflow/child), so errors.Is and errors.As see
 // the original.
 //
-// A panic never reaches the spindle executor: the executor keeps running,
-// other runs are unaffected.
+// A task that calls runtime.Goexit (t.FailNow in a test) fails its run the
+// same way, with a *spindle.PanicError whose Value is spindle.ErrGoexit.
+// One guard covers every kind of task: the executor's spindle.Config.OnPanic
+// handler, which the spindle executor calls on the worker after the task has
+// unwound. Before it runs user code, a strand notes the task in its worker's
+// scratch (two stores, no defer); the handler fails that task's run and
+// gives back the unit its strand held, so the run ends instead of waiting
+// for a strand that will never finish. The executor keeps running (a
+// worker whose goroutine Goexit ended goes on in a new one), and other runs
+// are unaffected.
 //
 // # Runs, RunN and Close
 //
@@ -125,6 +133,7 @@
 // starts after the previous has completed) with one context and stops at the
 // first error; for n parallel runs, call Run from n goroutines. Close waits
 // for the runs in flight and stops the workers; Run after Close fails with
-// spindle.ErrClosed. Run must not be called from a task of the same executor:
-// that would block a worker waiting for the inner run; use a subflow.
+// an error wrapping ErrClosed (which is spindle.ErrClosed). Run must not be
+// called from a task of the same executor: that would block a worker waiting
+// for the inner run; use a subflow.
 package flow

@@ -14,9 +14,13 @@ import (
 type worker = spindle.Worker[strand, *scratch]
 
 // scratch is per-worker memory for the scheduler, reused by every strand the
-// worker runs: the list of successors that became ready together.
+// worker runs: the list of successors that became ready together, and the
+// task the worker is running user code for, so that a panic can be pinned
+// on it (see Executor.taskFailed).
 type scratch struct {
 	ready []int32
+	cur   *frame // the frame of the task in user code; nil outside user code
+	node  int32  // that task, in cur's plan
 }
 
 // Executor runs graphs on a fixed set of persistent workers (one
@@ -25,19 +29,49 @@ type scratch struct {
 type Executor struct {
 	pool    *spindle.Executor[strand, *scratch]
 	workers int32
+	scratch []*scratch // by worker ID
 }
 
+// ErrClosed is spindle.ErrClosed: Run and RunN on a closed Executor return
+// an error wrapping it.
+var ErrClosed = spindle.ErrClosed
+
 // NewExecutor starts cfg.Workers workers (default GOMAXPROCS). They park when
-// there is nothing to run. Call Close to stop them.
+// there is nothing to run. Call Close to stop them. The executor handles the
+// panics of tasks itself (each fails its run), so cfg.OnPanic is replaced.
 func NewExecutor(cfg spindle.Config) *Executor {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
-	e := &Executor{workers: int32(cfg.Workers)}
+	e := &Executor{workers: int32(cfg.Workers), scratch: make([]*scratch, cfg.Workers)}
+	cfg.OnPanic = e.taskFailed
 	e.pool = spindle.New(cfg,
-		func(int) *scratch { return &scratch{ready: make([]int32, 0, 64)} },
+		func(id int) *scratch {
+			s := &scratch{ready: make([]int32, 0, 64)}
+			e.scratch[id] = s
+			return s
+		},
 		runStrand)
 	return e
+}
+
+// taskFailed is the guard around every task, whatever its kind: the spindle
+// executor calls it when user code panics or calls runtime.Goexit, after the
+// stack has unwound, on the worker that ran the task. It fails the task's run
+// with a *spindle.PanicError (whose Value is spindle.ErrGoexit for a Goexit),
+// and gives back the unit the task's strand held, which is what ends the
+// run; the executor goes on with other work (after a Goexit, on a new
+// goroutine). Recovering here, not around each call, keeps a defer off the
+// path of every task.
+func (e *Executor) taskFailed(worker int, v any, stack []byte) {
+	s := e.scratch[worker]
+	f, n := s.cur, s.node
+	if f == nil {
+		panic(v) // not in user code: a bug in this package; stop the executor
+	}
+	s.cur = nil
+	f.fail(n, &spindle.PanicError{Value: v, Stack: stack})
+	release(nil, f) // the run is stopping: release runs no task, so needs no worker
 }
 
 // Close waits for the runs in flight to finish, then stops the workers. Runs

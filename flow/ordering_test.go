@@ -10,7 +10,7 @@ import (
 	"github.com/spindle-go/spindle"
 )
 
-// The seed's integration cases (TaskFlow-RS tests/integration_tests.rs), as
+// TaskFlow-RS's integration cases (its tests/integration_tests.rs), as
 // graphs whose every edge the run must respect.
 var seedCases = []struct {
 	name string

@@ -1,13 +1,9 @@
 package flow
 
 import (
-	"context"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"sync/atomic"
-
-	"github.com/spindle-go/spindle"
 )
 
 // A strand is the unit of work handed to the spindle executor: a small value
@@ -171,14 +167,21 @@ func (f *frame) step(w *worker, n int32, resume *strand) int32 {
 	switch nd.kind {
 	case kindWork:
 		if nd.work != nil {
-			if err := callWork(f.run.ctx, nd.work); err != nil {
+			sc := w.Scratch
+			sc.cur, sc.node = f, n
+			err := nd.work(f.run.ctx)
+			sc.cur = nil
+			if err != nil {
 				f.fail(n, err)
 				return halted
 			}
 		}
 		return f.ready(w, n, resume)
 	case kindCond:
-		k, err := callCond(f.run.ctx, p.extra[n].cond)
+		sc := w.Scratch
+		sc.cur, sc.node = f, n
+		k, err := p.extra[n].cond(f.run.ctx)
+		sc.cur = nil
 		if err != nil {
 			f.fail(n, err)
 			return halted
@@ -248,7 +251,11 @@ func (f *frame) subflow(w *worker, n int32, resume *strand) int32 {
 	ex := &f.plan.extra[n]
 	sf := &Subflow{g: Graph{name: f.plan.label(n)}}
 	if ex.sub != nil {
-		if err := callSub(f.run.ctx, ex.sub, sf); err != nil {
+		sc := w.Scratch
+		sc.cur, sc.node = f, n
+		err := ex.sub(f.run.ctx, sf)
+		sc.cur = nil
+		if err != nil {
 			f.fail(n, err)
 			return halted
 		}
@@ -297,44 +304,4 @@ func (f *frame) path(n int32) string {
 		parts[i], parts[j] = parts[j], parts[i]
 	}
 	return strings.Join(parts, "/")
-}
-
-// The call functions run user code and turn a panic into a
-// *spindle.PanicError, so that one task's panic fails its run and no other.
-// The panicked flag avoids calling recover on the normal path.
-
-func callWork(ctx context.Context, fn func(context.Context) error) (err error) {
-	panicked := true
-	defer func() {
-		if panicked {
-			err = &spindle.PanicError{Value: recover(), Stack: debug.Stack()}
-		}
-	}()
-	err = fn(ctx)
-	panicked = false
-	return err
-}
-
-func callCond(ctx context.Context, fn func(context.Context) (int, error)) (k int, err error) {
-	panicked := true
-	defer func() {
-		if panicked {
-			err = &spindle.PanicError{Value: recover(), Stack: debug.Stack()}
-		}
-	}()
-	k, err = fn(ctx)
-	panicked = false
-	return k, err
-}
-
-func callSub(ctx context.Context, fn func(context.Context, *Subflow) error, sf *Subflow) (err error) {
-	panicked := true
-	defer func() {
-		if panicked {
-			err = &spindle.PanicError{Value: recover(), Stack: debug.Stack()}
-		}
-	}()
-	err = fn(ctx, sf)
-	panicked = false
-	return err
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/spindle-go/spindle"
 )
 
-// TestSubflowJoinsBeforeSuccessors is the seed's subflow case: A -> S -> B
+// TestSubflowJoinsBeforeSuccessors is TaskFlow-RS's subflow case: A -> S -> B
 // where S spawns children x -> y and z; B starts only after all three.
 func TestSubflowJoinsBeforeSuccessors(t *testing.T) {
 	for _, workers := range workerCounts {

@@ -10,7 +10,7 @@ import (
 
 // The benchmarks compare each workload written as plain sequential code
 // with the same code under a Pool of 1 and 2 workers. The acceptance ratios
-// (DESIGN.md §6) are between sub-benchmarks of one run:
+// are between sub-benchmarks of one run:
 //
 //	go test -run '^$' -bench 'TreeSum|For|Reduce' -count 5 ./fork
 //

@@ -611,14 +611,22 @@ func TestMisusePanicsWithAMessage(t *testing.T) {
 	}
 }
 
-func TestCallAfterClosePanicsWithErrClosed(t *testing.T) {
-	p := fork.NewPool(fork.Config{Workers: 2})
+func TestCallAfterCloseRunsOnTheCaller(t *testing.T) {
+	p := fork.NewPool(fork.Config{Workers: 2, Heartbeat: time.Microsecond})
 	p.Close()
 	p.Close() // idempotent
-	got := catch(func() { fork.Call(p, sumFork, balanced(1, 3)) })
-	err, ok := got.(error)
-	if !ok || !errors.Is(err, fork.ErrClosed) {
-		t.Fatalf("panic = %#v, want ErrClosed", got)
+	root := balanced(1, 1<<14-1)
+	want := sumSeq(root)
+	for range 3 {
+		if got := fork.Call(p, sumFork, root); got != want {
+			t.Fatalf("Call after Close = %d, want %d", got, want)
+		}
+		got := fork.Call(p, func(t *fork.Task, _ int) int {
+			return fork.Reduce(t, 0, 1000, 0, func(_ *fork.Task, i int) int { return i }, func(a, b int) int { return a + b })
+		}, 0)
+		if got != 499500 {
+			t.Fatalf("Reduce after Close = %d", got)
+		}
 	}
 }
 

@@ -1,5 +1,7 @@
 package fork
 
+import "unsafe"
+
 // job is the record behind a Future: the forked function and its input,
 // and, if another worker ran it, the output. A job lives in one slot of its
 // owner's job stack for the life of the Task and is reused by every fork at
@@ -48,11 +50,15 @@ func (j *job[In, Out]) scrub() {
 //		right = sum(t, n.Right) // nobody took it: run it here
 //	}
 //
-// A Future holds one pointer, to the job record its Task keeps at the
-// fork's depth and reuses; the record is on the heap, so the Future itself
-// stays in the caller's frame.
+// A Future holds one integer: the depth of its Task's job stack just after
+// the Fork. The forked call itself is in the job record the Task keeps at
+// that depth and reuses, on the heap, so the Future stays in the caller's
+// frame.
 type Future[In, Out any] struct {
-	j *job[In, Out] // nil: not forked, or already joined
+	// top is Task.w just after the Fork; its low half is the depth above
+	// the fork's record. Zero: not forked. It is not cleared by Join:
+	// a second Join finds the job stack below top and panics.
+	top uint64
 }
 
 // Fork records the call fn(t, in) so that an idle worker may take it. It
@@ -75,16 +81,15 @@ func (f *Future[In, Out]) Fork(t *Task, fn func(*Task, In) Out, in In) {
 	// function at most of its inlining budget; a call through a function
 	// parameter costs a fraction. So the typed work stays here, and the
 	// untyped work is in non-generic functions reached through parameters
-	// (see via2): the rare install is a real call, the join bookkeeping
-	// inlines too.
-	j, ok := t.slots[t.depth].(*job[In, Out])
+	// (see via2): the rare install is a real call.
+	j, ok := (*(*record)(unsafe.Add(t.base, uintptr(uint32(t.w))<<4))).(*job[In, Out])
 	if !ok {
 		j = new(job[In, Out])
 		via2(t, j, &j.header, (*Task).install)
 	}
 	j.fn, j.in = fn, in
-	f.j = j
-	t.depth++
+	t.w++
+	f.top = t.w
 }
 
 // Join waits for the forked call and returns its result with true if
@@ -101,76 +106,73 @@ func (f *Future[In, Out]) Fork(t *Task, fn func(*Task, In) Out, in In) {
 // Task than the Fork's panics too, at the Join or, at worst, when the
 // function running on that Task returns.
 func (f *Future[In, Out]) Join(t *Task) (out Out, taken bool) {
-	j := f.j
-	if j == nil {
-		panic("fork: Join on a Future that was not forked or is already joined")
+	top := f.top
+	if w := t.w + tickUnit - 1; uint32(top) == uint32(t.w) && int64(w) < 0 && int(uint32(top)) > t.bottom {
+		t.w = w
+		return
 	}
-	f.j = nil
-	if via1(t, &j.header, (*Task).join) {
-		return j.out, true
+	if r := via1(t, top, (*Task).joinSlow); r != nil {
+		return (*job[In, Out])(r).out, true
 	}
 	return
 }
 
-// via1 and via2 call f. Calls through a function parameter are what the
-// inliner prices low (a constant function may inline after all), and a
+// via1, via2 and via3 call f. Calls through a function parameter are what
+// the inliner prices low (a constant function may inline after all), and a
 // constant argument turns them into direct calls, inlined when f is small.
 // They are distinct so that a chain through them is not taken for
 // recursion.
-func via1(t *Task, h *header, f func(*Task, *header) bool) bool { return f(t, h) }
-
-func via3(t *Task, h *header, f func(*Task, *header) bool) bool { return f(t, h) }
+func via1(t *Task, top uint64, f func(*Task, uint64) unsafe.Pointer) unsafe.Pointer { return f(t, top) }
 
 func via2(t *Task, r record, h *header, f func(*Task, record, *header)) { f(t, r, h) }
 
-// join is Join's untyped fast path: pop the record and report false, unless
-// the record is not the top one (misuse), was promoted, or a heartbeat is
-// due. Whether the record belongs to t is checked on the slow path only:
-// the check costs a few percent of an untaken fork, and a Future joined on
-// another Task at the same depth leaves that Task unbalanced, which its
-// Call or job reports when it returns.
-func (t *Task) join(h *header) bool {
-	t.budget--
-	d := t.depth - 1
-	if t.budget < 0 || h.idx != d || d < t.bottom {
-		return via3(t, h, (*Task).joinSlow)
-	}
-	t.depth = d
-	return false
-}
-
-// joinSlow is Join's rare path. It reports whether another worker ran the
-// job (its output is then in the record). If the job panicked there,
+// joinSlow is Join's rare path: the record was promoted, a clock read is
+// due, or Join was misused. It pops the record and, if another worker ran
+// the job, returns the record (its output is there), or nil if the caller
+// must make the call itself. If the job panicked on the other worker,
 // joinSlow panics with the same value.
 //
 //go:noinline
-func (t *Task) joinSlow(h *header) bool {
-	d := t.depth - 1
-	if h.owner != t || h.idx != d {
+func (t *Task) joinSlow(top uint64) unsafe.Pointer {
+	depth := t.depth()
+	d := int(uint32(top)) - 1
+	if d < 0 || d >= depth {
+		panic("fork: Join on a Future that was not forked or is already joined (or was forked on another Task)")
+	}
+	if d != depth-1 {
 		panic("fork: Join out of order (join futures in the reverse order of their forks) or on another Task")
 	}
+	t.w += tickUnit // this join's tick
 	if d >= t.bottom {
-		t.depth = d
-		if t.budget < 0 {
+		t.setDepth(d)
+		if int64(t.w) >= 0 {
 			t.beat()
 		}
-		return false
+		return nil
 	}
 	// Promoted. The record stays on the stack while we wait, so that jobs
 	// this worker runs meanwhile fork above it instead of reusing it; and
 	// nothing at or below it may be offered.
 	t.bottom = d + 1
 	s := t.slots[d].(shared)
+	h := s.head()
 	p := t.pool
 	p.mu.Lock()
 	taken := t.joinShared(s)
 	p.mu.Unlock()
-	t.depth, t.bottom = d, d
+	t.setDepth(d)
+	t.bottom = d
 	if pv, ok := h.takePanic(); ok {
 		panic(pv)
 	}
-	return taken
+	if !taken {
+		return nil
+	}
+	return recordPointer(s)
 }
+
+// recordPointer returns the pointer to the record an interface holds.
+func recordPointer(r shared) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&r))[1] }
 
 // Join2 runs fa and fb, potentially in parallel, and returns both results.
 // fb is forked and fa runs on the calling worker; if nobody took fb by the
@@ -183,15 +185,19 @@ func (t *Task) joinSlow(h *header) bool {
 // closures that capture nothing, and fa, cost none. Recursive code that
 // must not allocate uses Future with a top-level function.
 func Join2[A, B any](t *Task, fa func(*Task) A, fb func(*Task) B) (A, B) {
-	j, _ := t.slots[t.depth].(*thunk[B])
+	w := t.w
+	j, _ := t.slotAt(uint32(w)).(*thunk[B])
 	if j == nil {
 		j = new(thunk[B])
 		via2(t, j, &j.header, (*Task).install)
 	}
 	j.fb = fb
-	t.depth++
+	w++
+	t.w = w
 	a := fa(t)
-	if via1(t, &j.header, (*Task).join) {
+	if w2 := t.w + tickUnit - 1; uint32(w) == uint32(t.w) && int64(w2) < 0 && int(uint32(w)) > t.bottom {
+		t.w = w2
+	} else if via1(t, w, (*Task).joinSlow) != nil {
 		return a, j.out
 	}
 	return a, fb(t)

@@ -38,8 +38,8 @@ func (s *span) claim(i, stride int) int {
 // only ones, and the tick period, which the clock adapts to about a
 // quarter heartbeat's worth of ticks, says how cheap an index is: a block
 // is a 64th of that, at least one index and at most maxStride.
-func nextStride(t *Task, budgetBefore int) int {
-	if t.budget != budgetBefore {
+func nextStride(t *Task, ticksBefore int64) int {
+	if t.ticks() != ticksBefore {
 		return 1
 	}
 	return min(max(t.period>>6, 1), maxStride)
@@ -62,10 +62,11 @@ type forFrame struct {
 	span
 	// The block being run: where it started, how long the next may be,
 	// and the countdown when it started (see nextStride).
-	start, stride, before int
-	body                  func(*Task, int)
-	pieces                []*forPiece // given away, oldest (highest range) first
-	_                     pad
+	start, stride int
+	before        int64
+	body          func(*Task, int)
+	pieces        []*forPiece // given away, oldest (highest range) first
+	_             pad
 }
 
 // forPiece is a part of a For range running as a job.
@@ -157,9 +158,9 @@ func (t *Task) forStep(lo, i, hi int, body func(*Task, int)) int {
 		fr.hi, fr.body, fr.stride = hi, body, 1
 	} else {
 		var ok bool
-		if fr, ok = t.slots[t.depth-1].(*forFrame); !ok {
+		if fr, ok = t.slots[t.depth()-1].(*forFrame); !ok {
 			// A body forked without joining: the frame is not on top.
-			d := t.depth - 1
+			d := t.depth() - 1
 			for ; d >= 0 && !ok; d-- {
 				_, ok = t.slots[d].(*forFrame)
 			}
@@ -173,7 +174,7 @@ func (t *Task) forStep(lo, i, hi int, body func(*Task, int)) int {
 	if i < fr.hi {
 		fr.start = i
 		end := fr.claim(i, fr.stride)
-		fr.before = t.budget
+		fr.before = t.ticks()
 		return end
 	}
 	// The frame stays on the stack until its pieces are in: a piece run
@@ -187,18 +188,18 @@ func (t *Task) forStep(lo, i, hi int, body func(*Task, int)) int {
 
 // pushFor puts a For frame on the job stack, reusing the slot's record.
 func pushFor(t *Task) *forFrame {
-	d := t.depth
+	d := t.depth()
 	fr, _ := t.slots[d].(*forFrame)
 	if fr == nil {
 		fr = newFrame(t, func(d int) *forFrame { return &forFrame{span: span{idx: d}} })
 	}
-	t.depth = d + 1
+	t.setDepth(d + 1)
 	return fr
 }
 
 // newFrame installs a fresh loop record at slots[t.depth].
 func newFrame[F record](t *Task, make func(d int) F) F {
-	d := t.depth
+	d := t.depth()
 	t.reserve(d)
 	if old := t.slots[d]; old != nil {
 		old.scrub()
@@ -210,14 +211,14 @@ func newFrame[F record](t *Task, make func(d int) F) F {
 
 // checkLoopBalanced panics if a loop body left forks unjoined.
 func checkLoopBalanced(t *Task, d int) {
-	if t.depth-1 != d {
+	if t.depth()-1 != d {
 		t.checkBalanced(d+1, "a For or Reduce body")
 	}
 }
 
 // popLoop takes a loop's frame off the job stack.
 func popLoop(t *Task, d int) {
-	t.depth = d
+	t.setDepth(d)
 	t.bottom = min(t.bottom, d)
 }
 
@@ -325,7 +326,7 @@ func Reduce[R any](t *Task, lo, hi int, zero R, leaf func(t *Task, i int) R, mer
 	acc := zero
 	for i, stride := lo, 1; ; {
 		start, end := i, fr.claim(i, stride)
-		before := t.budget
+		before := t.ticks()
 		acc = reduceBlock(t, i, end, acc, leaf, merge)
 		i = end
 		stride = nextStride(t, before)
@@ -353,12 +354,12 @@ func reduceBlock[R any](t *Task, i, end int, acc R, leaf func(*Task, int) R, mer
 }
 
 func pushReduce[R any](t *Task) *reduceFrame[R] {
-	d := t.depth
+	d := t.depth()
 	fr, _ := t.slots[d].(*reduceFrame[R])
 	if fr == nil {
 		fr = newFrame(t, func(d int) *reduceFrame[R] { return &reduceFrame[R]{span: span{idx: d}} })
 	}
-	t.depth = d + 1
+	t.setDepth(d + 1)
 	return fr
 }
 

@@ -25,10 +25,11 @@ type Config struct {
 // DefaultHeartbeat is the heartbeat a Pool uses when Config.Heartbeat is zero.
 const DefaultHeartbeat = 100 * time.Microsecond
 
-// ErrClosed is the value Call panics with when its Pool has been closed.
-// Call returns no error, and running on a closed pool is a programming error
-// (the caller can always know), so it panics; recover it and test it with
-// errors.Is if a shutdown race is expected.
+// ErrClosed was the value Call panicked with on a closed Pool.
+//
+// Deprecated: Call no longer panics after Close: it runs the computation on
+// the calling goroutine alone (see Call). Nothing returns ErrClosed now; it
+// is kept so that code which tests for it still compiles.
 var ErrClosed = errors.New("fork: Call on a closed Pool")
 
 // Pool runs fork/join computations on a fixed set of workers. Create it with
@@ -77,9 +78,10 @@ func NewPool(cfg Config) *Pool {
 
 // Close stops the background workers and waits for them to exit. A worker
 // busy with a job finishes that job first. Calls already running finish
-// normally (on fewer workers, possibly only their caller); Calls that start
-// after Close panic with ErrClosed. Close is idempotent. It must not be called
-// from inside a job of the same pool: it would wait for itself.
+// normally, on fewer workers (possibly only their caller), and so do Calls
+// that start after Close: they run on their caller alone. Close is
+// idempotent. It must not be called from inside a job of the same pool: it
+// would wait for itself.
 func (p *Pool) Close() {
 	p.mu.Lock()
 	if !p.closed {
@@ -103,7 +105,10 @@ func (p *Pool) Close() {
 // Call, every job the computation forked has finished or been discarded, so
 // nothing from it still runs afterwards and the pool stays usable.
 //
-// Call on a closed Pool panics with ErrClosed.
+// Call on a closed Pool still returns f's result, computed on the calling
+// goroutine alone: a closed pool has no workers left to share the work, and
+// a fork/join computation never needs more than its caller. Call has no
+// error to return, so it does not make one up.
 func Call[In, Out any](p *Pool, f func(t *Task, in In) Out, in In) Out {
 	t := p.acquire()
 	defer p.release(t)
@@ -115,10 +120,6 @@ func Call[In, Out any](p *Pool, f func(t *Task, in In) Out, in In) Out {
 // acquire hands the caller of Call a Task of its own.
 func (p *Pool) acquire() *Task {
 	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		panic(ErrClosed)
-	}
 	var t *Task
 	if n := len(p.spare); n > 0 {
 		t = p.spare[n-1]
@@ -142,7 +143,7 @@ func (p *Pool) acquire() *Task {
 // Task is clean for the next Call. The panic itself keeps going untouched,
 // with its original value and stack.
 func (p *Pool) release(t *Task) {
-	if t.depth != 0 {
+	if t.depth() != 0 {
 		t.unwind(0)
 	}
 	t.scrub()

@@ -3,6 +3,7 @@ package fork
 import (
 	"errors"
 	"time"
+	"unsafe"
 )
 
 // cacheLine is the size of a cache line. The structures written on every
@@ -38,16 +39,23 @@ const (
 type Task struct {
 	// Owner-only fields, touched on every fork and join.
 
-	// depth is the number of records on the job stack: slots[:depth] belong
-	// to forks (and For/Reduce loops) that have not been joined yet.
-	depth int
+	// w packs the depth of the job stack (low 32 bits) and the heartbeat
+	// countdown (high 32 bits) into one word, so that counting a tick costs
+	// Join no memory access of its own: Join stores the depth anyway. The
+	// high half holds minus the ticks left until the next clock read. Fork
+	// adds 1; Join adds tickUnit-1 (one record popped, one tick counted);
+	// Tick adds tickUnit. The word turning non-negative means a clock read
+	// is due. slots[:depth] belong to forks (and For/Reduce loops) that
+	// have not been joined yet.
+	w uint64
 	// bottom is the oldest record the heartbeat may still offer: every fork
 	// record below it has been promoted (it is ready or taken), and loops
 	// below it cannot be split any more. Fork records at or above bottom
 	// are local, so their Join is the fast path. bottom <= depth.
 	bottom int
-	// budget counts down the ticks until the next clock read.
-	budget int
+	// base is &slots[0]: Fork reads slots[depth] through it without a
+	// bounds check, which the invariant len(slots) > depth makes safe.
+	base unsafe.Pointer
 	// slots is the job stack, indexed by depth. A slot keeps its record after
 	// the join, so a later fork at the same depth with the same types reuses
 	// it: that is what makes an untaken fork allocation-free.
@@ -71,14 +79,38 @@ type Task struct {
 	_ [32]byte
 }
 
+// tickUnit is one tick in Task.w's countdown half.
+const tickUnit = 1 << 32
+
+// depth returns the number of records on the job stack.
+func (t *Task) depth() int { return int(uint32(t.w)) }
+
+// setDepth sets the depth of the job stack, keeping the countdown.
+func (t *Task) setDepth(d int) { t.w = t.w&^(tickUnit-1) | uint64(uint32(d)) }
+
+// ticks returns the countdown half of w: minus the ticks left until the
+// next clock read. Loops compare it before and after a block to see whether
+// the bodies ticked.
+func (t *Task) ticks() int64 { return int64(t.w) >> 32 }
+
+// rearm starts a new countdown of period ticks.
+func (t *Task) rearm() { t.w = uint64(uint32(t.w)) | uint64(-int64(t.period))<<32 }
+
+// slotAt returns slots[d] without a bounds check; d < len(slots).
+func (t *Task) slotAt(d uint32) record {
+	return *(*record)(unsafe.Add(t.base, uintptr(d)*unsafe.Sizeof(record(nil))))
+}
+
 func newTask(p *Pool) *Task {
-	return &Task{
+	t := &Task{
 		pool:   p,
 		slots:  make([]record, 1, 16), // len(slots) > depth always
 		period: initialPeriod,
-		budget: initialPeriod,
 		wake:   make(chan struct{}, 1),
 	}
+	t.base = unsafe.Pointer(&t.slots[0])
+	t.rearm()
+	return t
 }
 
 // Tick is the heartbeat check: a countdown (a decrement and a branch) that
@@ -88,16 +120,16 @@ func newTask(p *Pool) *Task {
 // yourself in a long loop that neither forks nor joins, so that the jobs
 // forked before the loop can move to idle workers while it runs.
 func (t *Task) Tick() {
-	t.budget--
-	if t.budget < 0 {
+	t.w += tickUnit
+	if int64(t.w) >= 0 {
 		t.beat()
 	}
 }
 
-// tickN counts n ticks at once (a loop's block of n indices).
+// tickN counts n ticks at once (a loop's block of n indices, n <= maxStride).
 func (t *Task) tickN(n int) {
-	t.budget -= n
-	if t.budget < 0 {
+	t.w += uint64(n) << 32
+	if int64(t.w) >= 0 {
 		t.beat()
 	}
 }
@@ -117,12 +149,12 @@ func (t *Task) beat() {
 	case elapsed > 2*target && t.period > 1:
 		t.period /= 2
 	}
-	t.budget = t.period
+	t.rearm()
 	// At most one promotion per heartbeat. lastBeat moves only when a
 	// promotion happens, so a worker that goes idle is served at the next
 	// clock check (a quarter heartbeat away), not a full heartbeat after a
 	// beat that found nobody idle.
-	if now-t.lastBeat < p.heartbeat || p.nsleep.Load() == 0 || t.bottom >= t.depth {
+	if now-t.lastBeat < p.heartbeat || p.nsleep.Load() == 0 || t.bottom >= t.depth() {
 		return // too soon, nobody would take it, or nothing to offer
 	}
 	t.lastBeat = now
@@ -130,7 +162,7 @@ func (t *Task) beat() {
 	// Offer the oldest record that still has work to give. A fork record
 	// is promoted whole; a loop gives away half of what it has left and
 	// stays at bottom, so the next beat can split it again.
-	for len(p.sleepers) > 0 && t.bottom < t.depth {
+	for len(p.sleepers) > 0 && t.bottom < t.depth() {
 		published, exhausted := t.slots[t.bottom].offer(t)
 		if exhausted {
 			t.bottom++
@@ -151,7 +183,7 @@ func clock() time.Duration { return time.Since(epoch) }
 // between jobs does not skew the tick period.
 func (t *Task) resetClock() {
 	t.lastCheck = clock()
-	t.budget = t.period
+	t.rearm()
 }
 
 // errGoexit is what a joiner sees when the job it waits for ended with
@@ -164,7 +196,7 @@ var errGoexit = errors.New("fork: a forked job called runtime.Goexit")
 // still running.
 func (t *Task) run(s shared) {
 	h := s.head()
-	base := t.depth
+	base := t.depth()
 	saved := t.bottom
 	// Records below base belong to frames suspended under this job. They
 	// are not offered while it runs: bottom is restored to its saved value
@@ -195,7 +227,7 @@ func (t *Task) run(s shared) {
 // checkBalanced panics if a function returned with forks it did not join.
 // Their records are abandoned first, so the Task stays consistent.
 func (t *Task) checkBalanced(base int, who string) {
-	if t.depth != base {
+	if t.depth() != base {
 		t.unwind(base)
 		panic("fork: " + who + " returned without joining every Future it forked")
 	}
@@ -246,11 +278,11 @@ func (t *Task) unwind(base int) {
 	promoted := t.bottom
 	// While we wait below, this worker may run other jobs; none of the
 	// abandoned records may be offered in the meantime.
-	t.bottom = t.depth
-	for i := t.depth - 1; i >= base; i-- {
+	t.bottom = t.depth()
+	for i := t.depth() - 1; i >= base; i-- {
 		t.slots[i].abandon(t, i < promoted)
 	}
-	t.depth = base
+	t.setDepth(base)
 	t.bottom = min(promoted, base)
 }
 
@@ -271,15 +303,13 @@ func (t *Task) scrub() {
 //
 //go:noinline
 func (t *Task) install(r record, h *header) {
-	d := t.depth
+	d := t.depth()
 	h.owner, h.idx = t, d
 	if old := t.slots[d]; old != nil {
 		old.scrub()
 	}
 	t.slots[d] = r
-	if d+1 == len(t.slots) { // keep len(slots) > depth
-		t.slots = append(t.slots, nil)
-	}
+	t.reserve(d)
 }
 
 // reserve keeps the invariant len(slots) > depth for a record about to be
@@ -287,5 +317,6 @@ func (t *Task) install(r record, h *header) {
 func (t *Task) reserve(d int) {
 	if d+1 == len(t.slots) {
 		t.slots = append(t.slots, nil)
+		t.base = unsafe.Pointer(&t.slots[0])
 	}
 }

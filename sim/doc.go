@@ -33,7 +33,8 @@
 // scheduling properties but too coarse for races on the gate word itself. For
 // those, Explore enumerates every interleaving of small threads whose steps
 // are single atomic operations on core.State, and LoomModels restates the four
-// races the seed checks with loom: spawn vs join gate, completion vs join
+// races that the Rust pool this executor follows checks with the loom model
+// checker: spawn vs join gate, completion vs join
 // termination, concurrent spawns, and spawn/complete/join three ways. A
 // deliberately broken gate (separate check and add) is checked to fail, so
 // the explorer is known to be able to find the bug it guards against.

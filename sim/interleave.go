@@ -20,9 +20,9 @@ type ThreadFunc func(s *core.State) bool
 // Step runs f.
 func (f ThreadFunc) Step(s *core.State) bool { return f(s) }
 
-// Model is one of the races the seed checks with loom: how to build the
-// initial word and the threads, and the invariant to hold once every thread
-// has finished.
+// Model is one race on the gate word, as LoomModels lists them: how to build
+// the initial word and the threads, and the invariant to hold once every
+// thread has finished.
 type Model struct {
 	Name  string
 	Init  func(s *core.State)
@@ -167,7 +167,8 @@ func exactlyOnceTerminal(s *core.State, obs *Observed) error {
 	return nil
 }
 
-// LoomModels are the seed's four loom tests, restated over core.State.
+// LoomModels are the four loom model-checking tests of the Rust pool this
+// executor follows, restated over core.State.
 var LoomModels = []Model{
 	{
 		// An external spawn races Join's gate close: either the spawn gets in

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -39,7 +37,7 @@ chain). The default is all three. A full run takes well under a minute; close
 other programs first, since the numbers are only as quiet as the machine.`,
 		Example: `  spindle bench                      # every group, GOMAXPROCS workers
   spindle bench -j 2 fork            # the fork workloads on 2 workers
-  spindle bench --plot bench.svg     # also draw the results (.svg or .png)`,
+  spindle bench --plot bench.svg     # also draw the results as SVG`,
 		Args:      usageArgs(cobra.OnlyValidArgs),
 		ValidArgs: benchGroups,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -49,9 +47,9 @@ other programs first, since the numbers are only as quiet as the machine.`,
 	f := c.Flags()
 	f.IntVarP(&o.workers, "workers", "j", runtime.GOMAXPROCS(0), "workers for each parallel implementation")
 	f.IntVar(&o.count, "count", 5, "timed runs of each implementation; the median is printed")
-	f.StringVar(&o.plot, "plot", "", "also draw the results to `FILE` (.svg or .png)")
+	f.StringVar(&o.plot, "plot", "", "also draw the results as an SVG chart to `FILE` (.svg)")
 	f.BoolVar(&o.quick, "quick", false, "small workloads, one run each: checks that everything works, measures nothing")
-	c.MarkFlagFilename("plot", "svg", "png")
+	c.MarkFlagFilename("plot", "svg")
 	return c
 }
 
@@ -72,13 +70,9 @@ func runBench(c *cobra.Command, e env, o benchOptions, groups []string) error {
 	}
 	var render func(io.Writer, []benchResult, string) error
 	if o.plot != "" {
-		switch strings.ToLower(filepath.Ext(o.plot)) {
-		case ".svg":
-			render = writeSVG
-		case ".png":
-			render = writePNG
-		default:
-			return &usageError{cmd: c, err: fmt.Errorf("invalid argument %q for \"--plot\": want a .svg or .png file name", o.plot)}
+		var err error
+		if render, err = chartWriter(o.plot); err != nil {
+			return &usageError{cmd: c, err: err}
 		}
 	}
 	if len(groups) == 0 {

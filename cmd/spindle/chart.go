@@ -4,149 +4,170 @@ import (
 	"bufio"
 	"encoding/xml"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
 
-// The bench chart: for each workload a heading and one horizontal bar per
-// implementation, its length the time per unit on one logarithmic axis
-// shared by the whole chart, with a grid line at every power of ten. Shorter
-// is faster. The axis is logarithmic because the times span three or four
-// orders of magnitude (a forked tree node costs a few ns, a goroutine
-// hundreds): on a linear axis every Spindle bar would be a sliver. The label
-// after each bar gives the time and the ratio to goroutines.
-//
-// The chart is laid out once, as rectangles and text on a pixel grid, and
-// then written either as SVG or rasterised to PNG with the bitmap font in
-// font.go. Text is laid out with the bitmap font's metrics; the SVG uses a
-// monospace font sized to the same advance, so both come out alike.
+// The bench chart, written as plain SVG that any browser renders (and that
+// rsvg-convert or Inkscape turn into PNG): for each workload a heading and
+// one horizontal bar per implementation, its length the time per unit on one
+// logarithmic axis shared by the whole chart, with a grid line at every
+// power of ten. Shorter is faster. The axis is logarithmic because the times
+// span three or four orders of magnitude (a forked tree node costs a few ns,
+// a goroutine hundreds): on a linear axis every Spindle bar would be a
+// sliver. The label after each bar gives the time and the ratio to
+// goroutines. Text is set in the viewer's monospace font, whose advance is
+// 0.6 em, so the layout knows how wide each label is.
 
-// Layout constants, in pixels.
+// Layout, in SVG user units (pixels at 100%).
 const (
-	chartScale   = 2                         // bitmap font scale: glyphs are 10×14
-	charW        = glyphAdvance * chartScale // advance of one character
-	lineH        = (glyphH + 4) * chartScale // height of a text line
-	chartMargin  = 24
-	labelColumn  = 24 * charW // implementation names
-	barMaxWidth  = 420
-	barHeight    = glyphH * chartScale
-	afterBarText = 26 * charW // "21.3 ns/task 12.1× faster"
-	chartWidth   = 2*chartMargin + labelColumn + barMaxWidth + 12 + afterBarText
+	chartFont    = 14                 // font size
+	charW        = chartFont * 6 / 10 // advance of a monospace character
+	lineH        = chartFont * 3 / 2  // height of a text line
+	chartMargin  = 16                 //
+	labelColumn  = 24 * charW         // implementation names
+	barMaxWidth  = 420                //
+	barHeight    = chartFont          //
+	afterBarText = 28 * charW         // "21.3 ns/task  12.1× faster"
+	chartWidth   = 2*chartMargin + labelColumn + barMaxWidth + 8 + afterBarText
 )
 
-var (
-	chartBackground = color.RGBA{0xff, 0xff, 0xff, 0xff}
-	chartInk        = color.RGBA{0x22, 0x22, 0x22, 0xff}
-	chartGrid       = color.RGBA{0xdd, 0xdd, 0xdd, 0xff}
-	chartMuted      = color.RGBA{0x66, 0x66, 0x66, 0xff}
-	barSpindle      = color.RGBA{0x2b, 0x6c, 0xb0, 0xff} // Spindle's implementations
-	barGoroutines   = color.RGBA{0x9a, 0x9a, 0x9a, 0xff} // the baseline
-	barOther        = color.RGBA{0xd9, 0x8b, 0x2b, 0xff} // everything else
+// Colours of the bars: Spindle's implementations, the goroutine baseline,
+// everything else.
+const (
+	barSpindle    = "#2b6cb0"
+	barGoroutines = "#9a9a9a"
+	barOther      = "#d98b2b"
+	chartInk      = "#222222"
+	chartMuted    = "#666666"
+	chartGrid     = "#dddddd"
 )
 
-// figure is a laid-out chart.
-type figure struct {
-	width, height int
-	rects         []figRect
-	texts         []figText
-}
-
-type figRect struct {
-	x, y, w, h int
-	fill       color.RGBA
-}
-
-// figText is one line of text; (x, y) is the top left of its first glyph.
-type figText struct {
-	x, y int
-	s    string
-	fill color.RGBA
-}
-
-// layoutChart lays out results under title.
-func layoutChart(results []benchResult, title string) figure {
-	f := figure{width: chartWidth}
-	y := chartMargin
-	text := func(x int, s string, c color.RGBA) {
-		f.texts = append(f.texts, figText{x: x, y: y, s: s, fill: c})
+// chartWriter returns the function that draws the chart to path, chosen by
+// its extension, or an error naming what --plot accepts. PNG is no longer
+// drawn (the command carried its own rasteriser and bitmap font for it):
+// the error says how to get one from the SVG.
+func chartWriter(path string) (func(io.Writer, []benchResult, string) error, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".svg":
+		return writeSVG, nil
+	case ".png":
+		return nil, fmt.Errorf("invalid argument %q for \"--plot\": the chart is SVG only; write %s and convert it (rsvg-convert -o %s %s)",
+			path, strings.TrimSuffix(path, filepath.Ext(path))+".svg", path, strings.TrimSuffix(path, filepath.Ext(path))+".svg")
+	default:
+		return nil, fmt.Errorf("invalid argument %q for \"--plot\": want a .svg file name", path)
 	}
-	// The title may be longer than the chart is wide: break it at a comma.
-	for _, line := range wrapText(title, (chartWidth-2*chartMargin)/charW) {
-		text(chartMargin, line, chartInk)
-		y += lineH
-	}
-	y += lineH / 2
+}
 
-	// The axis: from the power of ten at or below the fastest time to the
-	// one at or above the slowest.
-	lo, hi := math.Inf(1), 0.0
-	for _, r := range results {
-		if r.nsUnit > 0 {
-			lo, hi = min(lo, r.nsUnit), max(hi, r.nsUnit)
+// svgChart accumulates the chart's elements.
+type svgChart struct {
+	b *bufio.Writer
+	y int // top of the next line
+}
+
+// text writes s with its top left corner at (x, c.y).
+func (c *svgChart) text(x int, s, fill string) {
+	// SVG places text by its baseline, about 0.8 em below the top.
+	fmt.Fprintf(c.b, `<text x="%d" y="%d" fill="%s">`, x, c.y+chartFont*8/10, fill)
+	_ = xml.EscapeText(c.b, []byte(s)) // a write error sticks in c.b and surfaces at Flush
+	c.b.WriteString("</text>\n")
+}
+
+func (c *svgChart) rect(x, y, w, h int, fill string) {
+	fmt.Fprintf(c.b, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>`+"\n", x, y, w, h, fill)
+}
+
+// writeSVG writes the chart of results under title as an SVG document.
+// Text is escaped: implementation names are ours, but the title carries the
+// Go version string.
+func writeSVG(w io.Writer, results []benchResult, title string) error {
+	titleLines := wrapText(title, (chartWidth-2*chartMargin)/charW)
+	groups := 0
+	for i, r := range results {
+		if i == 0 || r.w != results[i-1].w {
+			groups++
 		}
 	}
-	if hi == 0 {
-		lo, hi = 1, 10
+	height := 2*chartMargin + (len(titleLines)+2+groups+len(results))*lineH + groups*lineH/2
+
+	c := &svgChart{b: bufio.NewWriter(w), y: chartMargin}
+	fmt.Fprintf(c.b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="ui-monospace, Menlo, Consolas, monospace" font-size="%d">`+"\n",
+		chartWidth, height, chartWidth, height, chartFont)
+	c.rect(0, 0, chartWidth, height, "#ffffff")
+	for _, line := range titleLines {
+		c.text(chartMargin, line, chartInk)
+		c.y += lineH
 	}
-	decLo, decHi := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
-	if decHi <= decLo {
-		decHi = decLo + 1
-	}
+	c.y += lineH / 2
+
+	// The axis: from the power of ten at or below the fastest time to the
+	// one at or above the slowest, labelled at every power of ten, with the
+	// grid lines drawn first so that bars and text cover them.
+	decLo, decHi := decades(results)
 	barX := chartMargin + labelColumn
 	xOf := func(ns float64) int {
 		return barX + int(float64(barMaxWidth)*(math.Log10(ns)-decLo)/(decHi-decLo)+0.5)
 	}
+	gridTop, gridBottom := c.y+lineH-lineH/4, height-chartMargin
 	for d := decLo; d <= decHi; d++ {
+		x := xOf(math.Pow(10, d))
 		label := formatNanos(math.Pow(10, d))
-		x := xOf(math.Pow(10, d)) - utf8.RuneCountInString(label)*charW/2
-		text(max(x, barX-charW), label, chartMuted)
+		c.text(max(x-utf8.RuneCountInString(label)*charW/2, barX-charW), label, chartMuted)
+		c.rect(x, gridTop, 1, gridBottom-gridTop, chartGrid)
 	}
-	y += lineH
-	gridTop := y
+	c.y += lineH
 
-	for start := 0; start < len(results); {
-		end := start + 1
-		for end < len(results) && results[end].w == results[start].w {
-			end++
-		}
-		group := results[start:end]
-		w := group[0].w
-		text(chartMargin, fmt.Sprintf("%s: %s (time per %s)", w.group, w.name, w.unit), chartInk)
-		y += lineH
-		for _, r := range group {
-			text(chartMargin, truncateText(r.impl, labelColumn/charW-1), chartMuted)
-			length := 1
-			if r.nsUnit > 0 {
-				length = max(1, xOf(r.nsUnit)-barX)
+	for i, r := range results {
+		if i == 0 || r.w != results[i-1].w {
+			if i > 0 {
+				c.y += lineH / 2
 			}
-			fill := barOther
-			switch {
-			case r.impl == goroutineImpl:
-				fill = barGoroutines
-			case strings.HasPrefix(r.impl, "spindle") || strings.HasPrefix(r.impl, "fork") || strings.HasPrefix(r.impl, "flow"):
-				fill = barSpindle
-			}
-			f.rects = append(f.rects, figRect{x: barX, y: y, w: length, h: barHeight, fill: fill})
-			label := fmt.Sprintf("%s/%s  %s", formatNanos(r.nsUnit), w.unit, formatSpeedup(r))
-			text(barX+length+12, label, chartInk)
-			y += lineH
+			c.text(chartMargin, fmt.Sprintf("%s: %s (time per %s)", r.w.group, r.w.name, r.w.unit), chartInk)
+			c.y += lineH
 		}
-		y += lineH / 2
-		start = end
+		c.text(chartMargin, truncateText(r.impl, labelColumn/charW-1), chartMuted)
+		length := 1
+		if r.nsUnit > 0 {
+			length = max(1, xOf(r.nsUnit)-barX)
+		}
+		c.rect(barX, c.y+(lineH-barHeight)/2, length, barHeight, barColour(r.impl))
+		c.text(barX+length+8, fmt.Sprintf("%s/%s  %s", formatNanos(r.nsUnit), r.w.unit, formatSpeedup(r)), chartInk)
+		c.y += lineH
 	}
-	// Grid lines go first so that bars and text are drawn over them.
-	var grid []figRect
-	for d := decLo; d <= decHi; d++ {
-		grid = append(grid, figRect{x: xOf(math.Pow(10, d)), y: gridTop - lineH/4, w: 1, h: y - gridTop, fill: chartGrid})
+	c.b.WriteString("</svg>\n")
+	return c.b.Flush()
+}
+
+// decades returns the powers of ten that bound the results' times.
+func decades(results []benchResult) (lo, hi float64) {
+	fast, slow := math.Inf(1), 0.0
+	for _, r := range results {
+		if r.nsUnit > 0 {
+			fast, slow = min(fast, r.nsUnit), max(slow, r.nsUnit)
+		}
 	}
-	f.rects = append(grid, f.rects...)
-	f.height = y + chartMargin - lineH/2
-	return f
+	if slow == 0 {
+		fast, slow = 1, 10
+	}
+	lo, hi = math.Floor(math.Log10(fast)), math.Ceil(math.Log10(slow))
+	if hi <= lo {
+		hi = lo + 1
+	}
+	return lo, hi
+}
+
+// barColour tells Spindle's implementations from the baseline and the rest.
+func barColour(impl string) string {
+	switch {
+	case impl == goroutineImpl:
+		return barGoroutines
+	case strings.HasPrefix(impl, "spindle"), strings.HasPrefix(impl, "fork"), strings.HasPrefix(impl, "flow"):
+		return barSpindle
+	}
+	return barOther
 }
 
 // wrapText breaks s into lines of at most width characters where it can,
@@ -172,74 +193,4 @@ func truncateText(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n])
-}
-
-// writeSVG writes the chart of results as an SVG document.
-func writeSVG(w io.Writer, results []benchResult, title string) error {
-	return layoutChart(results, title).writeSVG(w)
-}
-
-// writePNG writes the chart of results as a PNG image.
-func writePNG(w io.Writer, results []benchResult, title string) error {
-	return png.Encode(w, layoutChart(results, title).raster())
-}
-
-func hexColor(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
-
-// writeSVG writes f. Text is escaped with encoding/xml: implementation
-// names are ours, but the title carries the Go version string.
-func (f figure) writeSVG(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	// A monospace font at 10/6 of the advance gives the bitmap font's
-	// character width, so the layout's text widths hold.
-	fontSize := float64(charW) / 0.6
-	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="ui-monospace, Menlo, Consolas, monospace" font-size="%.1f">`+"\n",
-		f.width, f.height, f.width, f.height, fontSize)
-	fmt.Fprintf(bw, `<rect width="100%%" height="100%%" fill="%s"/>`+"\n", hexColor(chartBackground))
-	for _, r := range f.rects {
-		fmt.Fprintf(bw, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>`+"\n", r.x, r.y, r.w, r.h, hexColor(r.fill))
-	}
-	for _, t := range f.texts {
-		// y is the baseline in SVG: the glyph's top plus its height.
-		fmt.Fprintf(bw, `<text x="%d" y="%d" fill="%s">`, t.x, t.y+glyphH*chartScale, hexColor(t.fill))
-		if err := xml.EscapeText(bw, []byte(t.s)); err != nil {
-			return err
-		}
-		bw.WriteString("</text>\n")
-	}
-	bw.WriteString("</svg>\n")
-	return bw.Flush()
-}
-
-// raster draws f into an image with the bitmap font.
-func (f figure) raster() *image.RGBA {
-	img := image.NewRGBA(image.Rect(0, 0, f.width, f.height))
-	fill := func(x0, y0, x1, y1 int, c color.RGBA) {
-		r := image.Rect(x0, y0, x1, y1).Intersect(img.Bounds())
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				img.SetRGBA(x, y, c)
-			}
-		}
-	}
-	fill(0, 0, f.width, f.height, chartBackground)
-	for _, r := range f.rects {
-		fill(r.x, r.y, r.x+r.w, r.y+r.h, r.fill)
-	}
-	for _, t := range f.texts {
-		x := t.x
-		for _, ch := range t.s {
-			g := glyphFor(ch)
-			for row := range glyphH {
-				for col := range glyphW {
-					if g[row]&(1<<(glyphW-1-col)) != 0 {
-						px, py := x+col*chartScale, t.y+row*chartScale
-						fill(px, py, px+chartScale, py+chartScale, t.fill)
-					}
-				}
-			}
-			x += charW
-		}
-	}
-	return img
 }

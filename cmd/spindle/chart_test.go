@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
-	"image/png"
 	"strings"
 	"testing"
 )
@@ -21,95 +20,108 @@ func sampleResults() []benchResult {
 	}
 }
 
-func TestSVGChartIsWellFormedAndLabelsEveryBar(t *testing.T) {
+// chartDoc is the part of the SVG the tests read back.
+type chartDoc struct {
+	XMLName xml.Name
+	Width   int `xml:"width,attr"`
+	Height  int `xml:"height,attr"`
+	Rects   []struct {
+		X      int    `xml:"x,attr"`
+		Y      int    `xml:"y,attr"`
+		Width  int    `xml:"width,attr"`
+		Height int    `xml:"height,attr"`
+		Fill   string `xml:"fill,attr"`
+	} `xml:"rect"`
+	Texts []struct {
+		Y    int    `xml:"y,attr"`
+		Text string `xml:",chardata"`
+	} `xml:"text"`
+}
+
+func parseChart(t *testing.T, results []benchResult, title string) chartDoc {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := writeSVG(&buf, sampleResults(), "spindle bench: <&> title"); err != nil {
+	if err := writeSVG(&buf, results, title); err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		XMLName xml.Name
-		Rects   []struct {
-			Fill string `xml:"fill,attr"`
-		} `xml:"rect"`
-		Texts []string `xml:"text"`
-	}
+	var doc chartDoc
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("SVG does not parse: %v\n%s", err, buf.String())
 	}
+	return doc
+}
+
+// bars returns the chart's bars, in order: the rectangles in a bar colour.
+func (d chartDoc) bars() (widths []int, fills []string) {
+	for _, r := range d.Rects {
+		switch r.Fill {
+		case barSpindle, barGoroutines, barOther:
+			widths = append(widths, r.Width)
+			fills = append(fills, r.Fill)
+		}
+	}
+	return widths, fills
+}
+
+func TestSVGChartIsWellFormedAndLabelsEveryBar(t *testing.T) {
+	doc := parseChart(t, sampleResults(), "spindle bench: <&> title")
 	if doc.XMLName.Local != "svg" {
 		t.Fatalf("root element %q, want svg", doc.XMLName.Local)
 	}
-	bars := 0
-	for _, r := range doc.Rects {
-		switch r.Fill {
-		case hexColor(barSpindle), hexColor(barGoroutines), hexColor(barOther):
-			bars++
+	_, fills := doc.bars()
+	want := []string{barSpindle, barOther, barGoroutines, barSpindle, barGoroutines}
+	if strings.Join(fills, " ") != strings.Join(want, " ") {
+		t.Errorf("bar colours %v, want %v", fills, want)
+	}
+	var all []string
+	for _, tx := range doc.Texts {
+		all = append(all, tx.Text)
+		if tx.Y <= 0 || tx.Y >= doc.Height {
+			t.Errorf("text %q at y=%d, outside the %d-high chart", tx.Text, tx.Y, doc.Height)
 		}
 	}
-	if want := len(sampleResults()); bars != want {
-		t.Errorf("%d bars, want %d", bars, want)
-	}
-	all := strings.Join(doc.Texts, "\n")
+	text := strings.Join(all, "\n")
 	for _, want := range []string{"<&> title", "spindle SpawnBatch", "channel-fed pool", "fork.Future", "12× faster", "baseline", "1 ns", "1 µs"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("chart text lacks %q:\n%s", want, all)
+		if !strings.Contains(text, want) {
+			t.Errorf("chart text lacks %q:\n%s", want, text)
 		}
 	}
-}
-
-func TestPNGChartDrawsBarsInTheirColours(t *testing.T) {
-	var buf bytes.Buffer
-	if err := writePNG(&buf, sampleResults(), "title"); err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(&buf)
-	if err != nil {
-		t.Fatalf("PNG does not decode: %v", err)
-	}
-	fig := layoutChart(sampleResults(), "title")
-	if b := img.Bounds(); b.Dx() != fig.width || b.Dy() != fig.height {
-		t.Fatalf("image is %v, want %dx%d", b, fig.width, fig.height)
-	}
-	for _, r := range fig.rects {
-		if r.fill == chartGrid {
-			continue
-		}
-		got := img.At(r.x+r.w/2, r.y+r.h/2)
-		gr, gg, gb, _ := got.RGBA()
-		wr, wg, wb, _ := r.fill.RGBA()
-		if gr != wr || gg != wg || gb != wb {
-			t.Errorf("bar at (%d,%d) is %v, want %v", r.x, r.y, got, r.fill)
+	for _, r := range doc.Rects {
+		if r.Fill != "#ffffff" && (r.X+r.Width > doc.Width || r.Y+r.Height > doc.Height) {
+			t.Errorf("rect %+v leaves the %dx%d chart", r, doc.Width, doc.Height)
 		}
 	}
 }
 
 func TestChartBarsGrowWithTime(t *testing.T) {
-	fig := layoutChart(sampleResults(), "title")
-	var widths []int
-	for _, r := range fig.rects {
-		if r.fill != chartGrid {
-			widths = append(widths, r.w)
-		}
-	}
+	widths, _ := parseChart(t, sampleResults(), "title").bars()
 	// Within each workload the results are fastest first, so the bars
 	// must not shrink.
-	if !(widths[0] < widths[1] && widths[1] < widths[2] && widths[3] < widths[4]) {
+	if len(widths) != 5 || !(widths[0] < widths[1] && widths[1] < widths[2] && widths[3] < widths[4]) {
 		t.Errorf("bar widths %v do not follow the times", widths)
 	}
 }
 
-func TestGlyphsCoverChartText(t *testing.T) {
-	unknown := glyphFor('?')
-	for _, r := range "abcxyzABCXYZ0123456789 .,:-+=/()%_'×µ·" {
-		if r != '?' && glyphFor(r) == unknown {
-			t.Errorf("no glyph for %q", r)
+// TestPlotTakesSVGOnly: --plot draws SVG; a .png name gets an error that
+// says how to convert the SVG, any other name one that says what to use.
+func TestPlotTakesSVGOnly(t *testing.T) {
+	if f, err := chartWriter("out/Bench.SVG"); err != nil || f == nil {
+		t.Fatalf("chartWriter(.SVG) = %v", err)
+	}
+	for name, want := range map[string][]string{
+		"bench.png": {"SVG only", "bench.svg", "rsvg-convert"},
+		"x.gif":     {"x.gif", ".svg"},
+		"noext":     {"noext", ".svg"},
+	} {
+		f, err := chartWriter(name)
+		if err == nil || f != nil {
+			t.Fatalf("chartWriter(%q) accepted it", name)
 		}
-	}
-	if glyphFor('a') != glyphFor('A') {
-		t.Error("lower case is not drawn as upper case")
-	}
-	if glyphFor('µ') == glyphFor('M') {
-		t.Error("µ is drawn as the Greek capital")
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("chartWriter(%q) error %q lacks %q", name, err, w)
+			}
+		}
 	}
 }
 

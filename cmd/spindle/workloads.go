@@ -11,7 +11,7 @@ import (
 	"github.com/spindle-go/spindle/fork"
 )
 
-// The workloads of `spindle bench`: the DESIGN.md §6 figures that compare
+// The workloads of `spindle bench`: the runtime's acceptance figures that compare
 // Spindle with what a Go programmer writes without it. Each workload runs
 // the same work several ways; the one named by goroutineImpl is the baseline
 // the others are compared with. They mirror the testing.B benchmarks beside
@@ -75,8 +75,8 @@ func injectWorkload(n int) workload {
 		setup: func(workers int) ([]impl, func()) {
 			batch := make([]int, 1024)
 			spindleOp := func() error {
-				e := spindle.New(spindle.Config{Workers: workers}, nil,
-					func(i int, _ *spindle.Worker[int, struct{}]) { tinyWork(i) })
+				e := spindle.Start(context.Background(), spindle.Config{Workers: workers},
+					func(i int, _ *spindle.Spawner[int]) { tinyWork(i) })
 				for sent := 0; sent < n; sent += len(batch) {
 					b := batch[:min(len(batch), n-sent)]
 					for j := range b {
@@ -136,7 +136,7 @@ func chainWorkload(n int) workload {
 		group: "executor", name: fmt.Sprintf("%s chained spawns, 1 worker", count(n)), unit: "task", units: n,
 		setup: func(int) ([]impl, func()) {
 			end := make(chan struct{}, 1)
-			e := spindle.New(spindle.Config{Workers: 1}, nil, func(k int, w *spindle.Worker[int, struct{}]) {
+			e := spindle.Start(context.Background(), spindle.Config{Workers: 1}, func(k int, w *spindle.Spawner[int]) {
 				if k > 1 {
 					w.Spawn(k - 1)
 				} else {

@@ -81,8 +81,10 @@ func TestFirstSpawnTakesOverTheSpawnersUnit(t *testing.T) {
 		t.Fatalf("ran %v, want [1 3 2]", ran)
 	}
 	p.Close()
-	if r := w.Step(run, idle); r.Kind != NoWork {
-		t.Fatalf("after the last task: %v", r.Kind)
+	// The step settles the owed completions, which ends the run, and then
+	// sees that it has ended.
+	if r := w.Step(run, idle); r.Kind != Exit {
+		t.Fatalf("after the last task: %v, want Exit", r.Kind)
 	}
 	if !p.Done() {
 		t.Fatal("run not over after the last completion was settled")
@@ -100,3 +102,63 @@ func TestSpillMovesHalfTheRingToTheInjector(t *testing.T) {
 		t.Fatalf("spills %d, injector %d, ring %d", w.C.Spills, p.Injector.Len(), w.ring.Len())
 	}
 }
+
+// TestInjectorBatchStaysPrivateUntilASiblingWantsWork: a worker runs the
+// batch it took from the injector without touching its ring while its
+// siblings are busy, and moves the rest onto its ring (and wakes a parked
+// sibling) as soon as one parks, so the sibling can steal it.
+func TestInjectorBatchStaysPrivateUntilASiblingWantsWork(t *testing.T) {
+	woken := make(chan int, 4)
+	p, ws := NewPool[int](Config{Workers: 2, LocalCap: 64, Waker: wakerFunc(func(i int) { woken <- i })})
+	tasks := make([]int, 40)
+	if !p.SpawnBatch(tasks) {
+		t.Fatal("spawn rejected")
+	}
+	w0, w1 := ws[0], ws[1]
+	if _, ok := w0.Take(); !ok {
+		t.Fatal("no task")
+	}
+	w0.Finish()
+	// A 1/workers share of the injector, one of them run: 19 held privately.
+	if got := w0.PendingLocal(); got != 19 || w0.ring.Len() != 0 {
+		t.Fatalf("after the first take: %d private, %d on the ring; want 19 and 0", got, w0.ring.Len())
+	}
+	if _, ok := w0.Take(); !ok {
+		t.Fatal("no task")
+	}
+	w0.Finish()
+	if w0.ring.Len() != 0 {
+		t.Fatal("the batch went to the ring while nobody wanted work")
+	}
+	// w1 drains the injector, then parks.
+	for {
+		if _, ok := w1.Take(); !ok {
+			break
+		}
+		w1.Finish()
+	}
+	if r := w1.Idle(TieredIdle{}); r.Kind != Park {
+		t.Fatalf("idle w1: %v, want Park", r.Kind)
+	}
+	if !w1.PrepareParking() {
+		t.Fatal("w1 saw work and did not park")
+	}
+	if _, ok := w0.Take(); !ok {
+		t.Fatal("no task")
+	}
+	if got := w0.ring.Len(); got != 17 {
+		t.Fatalf("after a sibling parked: %d tasks on the ring, want the 17 not yet taken", got)
+	}
+	select {
+	case i := <-woken:
+		if i != 1 {
+			t.Fatalf("woke worker %d, want 1", i)
+		}
+	default:
+		t.Fatal("the parked sibling was not woken")
+	}
+}
+
+type wakerFunc func(int)
+
+func (f wakerFunc) Wake(i int) { f(i) }

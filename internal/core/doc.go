@@ -18,10 +18,14 @@
 //
 //  1. its next slot (the task its last task spawned first: hot in cache);
 //  2. every 61st task, the injector first, so external work cannot starve;
-//  3. its own ring, newest first;
+//  3. its own ring, newest first, claiming a few tasks per fence;
 //  4. a batch from the injector: up to half a ring and at most a 1/workers
-//     share of what is queued, one task run at once and the rest pushed on
-//     its ring where siblings can steal them;
+//     share of what is queued, one task run at once and the rest held
+//     privately, run in order without touching the ring (a stream of tiny
+//     injected tasks costs one lock per batch and no atomic operation per
+//     task), until a sibling searches for work or parks: the worker then
+//     moves what is left onto its ring, where the sibling can steal it, and
+//     wakes it if it is parked;
 //  5. up to StealTries victims, chosen from the work bitmask starting at a
 //     random worker, taking half of the first non-empty victim's ring.
 //

@@ -55,7 +55,12 @@ type Pool[T any] struct {
 	work     *deque.Bitmask // rings that may hold work (a hint)
 	idle     *deque.Bitmask // parked workers; a waker claims one with TryClear
 	spinning atomic.Int32   // workers searching for work, not parked
-	done     atomic.Bool    // monotonic: once true the workers exit
+	// parked counts the bits set in idle, give or take the moments between a
+	// bit's change and the count's: a hint for wantsWork, which runs per
+	// task and should not call into the bitmask. The wake-up protocol reads
+	// idle itself.
+	parked   atomic.Int32
+	done     atomic.Bool // monotonic: once true the workers exit
 	doneOnce sync.Once
 	wakeRR   atomic.Uint32 // rotates the starting point of wake searches
 
@@ -96,6 +101,7 @@ func NewPool[T any](cfg Config) (*Pool[T], []*Worker[T]) {
 			p.rings[i] = deque.NewRing[T](cfg.LocalCap)
 			w.ring = p.rings[i]
 			w.batch = make([]T, p.rings[i].Cap()/2)
+			w.claimed = make([]T, max(maxClaim, p.rings[i].Cap()/2))
 		}
 		ws[i] = w
 	}
@@ -183,6 +189,7 @@ func (p *Pool[T]) finish() {
 		p.trace(Event{Kind: EvDone, Worker: -1})
 		for i := 0; i < p.cfg.Workers; i++ {
 			if p.idle.TryClear(i) {
+				p.parked.Add(-1)
 				p.spinning.Add(1) // as in wakeN: the woken worker counts as searching
 				p.cfg.Waker.Wake(i)
 			}
@@ -236,6 +243,7 @@ func (p *Pool[T]) wakeN(n int) {
 			return
 		}
 		if p.idle.TryClear(i) {
+			p.parked.Add(-1)
 			// The woken worker counts as searching from now on, so that
 			// concurrent publishers do not wake a second one for the same work.
 			p.spinning.Add(1)

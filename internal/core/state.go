@@ -16,7 +16,7 @@ const (
 // "done exactly once" hold without locks. Two separate atomics would let a
 // spawner read accepting == 1, lose the CPU while Join closes the gate and sees
 // zero tasks, and then add a task nobody will ever wait for (the TOCTOU race
-// the seed describes).
+// a naive design with two atomics has).
 //
 // Invariants:
 //   - accepting goes 1 -> 0 once and never back.

@@ -93,10 +93,15 @@ type Worker[T any] struct {
 	// that each spawn one successor touches no shared memory at all.
 	next    T
 	hasNext bool
-	// claimed holds tasks taken from the own ring in one PopBatch (one fence
-	// for up to maxClaim tasks instead of one each), run newest first. They
-	// are private, so a claim never takes more than half the ring.
-	claimed    [maxClaim]T
+	// claimed[cpos:cend] are tasks this worker holds privately and runs in
+	// order: up to maxClaim taken from its own ring in one PopBatch (one
+	// fence for several tasks instead of one each), or a batch of up to half
+	// a ring taken from the injector, which then never touches the ring: a
+	// stream of tiny injected tasks costs a lock per batch and nothing per
+	// task. Thieves cannot see private tasks, so as soon as a sibling is
+	// searching or parked, the worker moves all but the next one onto its
+	// ring (see share). len(claimed) is the ring's capacity / 2.
+	claimed    []T
 	cpos, cend int
 	hoard      int // ring pushes since this worker last woke a sibling
 	tick       uint32
@@ -234,6 +239,9 @@ func (w *Worker[T]) pop() (t T, src Source, victim int, ok bool) {
 		}
 	}
 	if w.cpos < w.cend {
+		if w.cend-w.cpos > 1 && p.wantsWork() {
+			w.share()
+		}
 		var zero T
 		t = w.claimed[w.cpos]
 		w.claimed[w.cpos] = zero
@@ -269,37 +277,58 @@ func (w *Worker[T]) pop() (t T, src Source, victim int, ok bool) {
 	return w.steal()
 }
 
-// popInjector takes a batch from the injector: one task to run, the rest onto
-// the own ring. The batch is at most half a ring and at most a 1/workers share
-// of the injector, so siblings find work there too.
+// popInjector takes a batch from the injector: one task to run, the rest
+// held privately in claimed (see there). The batch is at most half a ring
+// and at most a 1/workers share of the injector, so siblings find work there
+// too. With private tasks in hand (a fairness turn taken from the next
+// slot) it takes one task only.
 func (w *Worker[T]) popInjector() (t T, ok bool) {
 	p := w.pool
 	if p.Injector.Len() == 0 {
 		return t, false
 	}
-	room := w.ring.Cap() - w.ring.Len()
-	if room > len(w.batch) {
-		room = len(w.batch)
+	if w.cpos < w.cend {
+		if t, ok = p.Injector.Pop(); ok {
+			w.C.InjectorPops++
+		}
+		return t, ok
 	}
-	if room < 1 {
-		room = 1
-	}
-	n := p.Injector.PopBatch(w.batch[:room], p.cfg.Workers)
+	n := p.Injector.PopBatch(w.claimed, p.cfg.Workers)
 	if n == 0 {
 		return t, false
 	}
-	t = w.batch[0]
-	if n > 1 {
-		if k := 1 + w.ring.PushBatch(w.batch[1:n]); k < n {
-			p.Injector.PushBatch(w.batch[k:n])
-		}
-	}
-	clear(w.batch[:n])
-	if n > 1 {
-		p.work.Set(w.ID)
-	}
+	var zero T
+	t, w.claimed[0] = w.claimed[0], zero
+	w.cpos, w.cend = 1, n
 	w.C.InjectorPops += uint64(n)
 	return t, true
+}
+
+// wantsWork reports whether some worker is searching for work or parked: a
+// worker holding private tasks then shares them. Two loads of lines that
+// only change when a worker starts or stops searching.
+func (p *Pool[T]) wantsWork() bool {
+	return p.spinning.Load() > 0 || p.parked.Load() > 0
+}
+
+// share moves the private tasks but the next one onto the ring, where
+// siblings can steal them (any that do not fit go to the injector), and
+// wakes a parked sibling if nobody is searching.
+func (w *Worker[T]) share() {
+	p := w.pool
+	from := w.cpos + 1
+	k := from + w.ring.PushBatch(w.claimed[from:w.cend])
+	if k < w.cend {
+		p.Injector.PushBatch(w.claimed[k:w.cend])
+	}
+	clear(w.claimed[from:w.cend])
+	w.cend = from
+	p.work.Set(w.ID)
+	if p.spinning.Load() == 0 && p.idle.Any() {
+		w.hoard = 0
+		w.C.Wakeups++
+		p.wakeN(1)
+	}
 }
 
 // steal tries up to StealTries victims that the work bitmask says may have
@@ -358,37 +387,85 @@ func (w *Worker[T]) steal() (t T, src Source, victim int, ok bool) {
 }
 
 // Step is one turn of the worker loop, shared by the executor and the
-// simulator: find a task, run it with panics recovered, and release its unit
-// of the state word; or, with nothing to do, consult the idle policy.
+// simulator: find a task, run it, and release its unit of the state word; or,
+// with nothing to do, consult the idle policy. It is Take, run and Finish, or
+// Idle; the executor calls those directly, so that the task's function is
+// called without an adapter in between.
 func (w *Worker[T]) Step(run func(T), idle IdlePolicy) Result {
-	p := w.pool
-	if p.done.Load() {
-		w.settle()
-		w.stopSpinning(false)
-		return Result{Kind: Exit}
-	}
-	t, src, victim, ok := w.pop()
+	t, src, victim, ok := w.take()
 	if !ok {
-		if !w.spinning {
-			w.spinning = true
-			p.spinning.Add(1)
-		}
-		w.idleRounds++
-		switch idle.Action(w.idleRounds) {
-		case IdlePark:
-			return Result{Kind: Park}
-		case IdleYield:
-			return Result{Kind: NoWork, Yield: true}
-		}
-		return Result{Kind: NoWork}
+		return w.Idle(idle)
 	}
-	if p.done.Load() {
-		// Shutdown (or a panic elsewhere) landed while we were popping: the
-		// task stays abandoned, which narrows "a task taken before Shutdown
-		// returned may still start" to the few instructions from here to run.
-		w.settle()
-		w.stopSpinning(false)
-		return Result{Kind: Exit}
+	run(t)
+	w.Finish()
+	return Result{Kind: Ran, Source: src, Victim: victim}
+}
+
+// Take returns the next task in the policy's order and marks the worker as
+// running it; the caller runs it and then calls Finish. ok is false when
+// there is no task or the run is over: the caller then calls Idle. No defer
+// guards the task: a panic unwinds to the caller's recover (once per worker
+// loop, or StepRecover), which hands it to TaskPanicked or TaskRecovered;
+// Running tells them that the panic came from the task and not from the
+// policy.
+//
+// The common cases, the next slot and a private claim, are handled here
+// without a call; pop has the full order.
+func (w *Worker[T]) Take() (t T, ok bool) {
+	p := w.pool
+	var zero T
+	switch {
+	case p.tracing:
+	case w.hasNext:
+		// A chain of tasks that each spawn one successor never leaves the
+		// next slot, so it counts fairness ticks too (see pop).
+		if (w.tick+1)%fairnessTick == 0 && p.Injector.Len() > 0 {
+			break
+		}
+		w.tick++
+		t, w.next, w.hasNext = w.next, zero, false
+		w.C.LocalPops++
+		return w.started(t)
+	case w.cpos < w.cend:
+		if w.cend-w.cpos > 1 && p.wantsWork() {
+			break
+		}
+		t, w.claimed[w.cpos] = w.claimed[w.cpos], zero
+		w.cpos++
+		w.C.LocalPops++
+		return w.started(t)
+	}
+	t, _, _, ok = w.take()
+	return t, ok
+}
+
+// started finishes a take from the next slot or a private claim. The worker
+// ran the task that filled them and has not searched since, so it is not
+// a searcher; the check costs little and keeps the count exact regardless.
+func (w *Worker[T]) started(t T) (T, bool) {
+	if w.pool.done.Load() {
+		var zero T
+		return zero, false // abandoned, as in take
+	}
+	if w.spinning {
+		w.stopSpinning(true)
+	}
+	w.idleRounds = 0
+	w.C.TasksRun++
+	w.running = true
+	return t, true
+}
+
+func (w *Worker[T]) take() (t T, src Source, victim int, ok bool) {
+	p := w.pool
+	t, src, victim, ok = w.pop()
+	if !ok || p.done.Load() {
+		// Shutdown (or a panic elsewhere) may land while we pop: the task
+		// stays abandoned, which narrows "a task taken before Shutdown
+		// returned may still start" to the few instructions from here to
+		// the run. Idle sees done and exits.
+		var zero T
+		return zero, 0, -1, false
 	}
 	w.idleRounds = 0
 	if w.spinning {
@@ -398,12 +475,14 @@ func (w *Worker[T]) Step(run func(T), idle IdlePolicy) Result {
 	if p.tracing {
 		p.trace(Event{Kind: EvRun, Worker: w.ID, Source: src, Victim: victim})
 	}
-	// No defer here: a deferred recover per task costs more than the rest of
-	// the step. A panic unwinds to the caller's recover (once per worker
-	// loop, or StepRecover), which hands it to TaskPanicked; running tells
-	// it that the panic came from the task and not from the policy.
 	w.running = true
-	run(t)
+	return t, src, victim, true
+}
+
+// Finish releases the unit of the task Take returned, which has returned:
+// in a batch with others (see owed), or to the task it spawned into the next
+// slot, which inherits it.
+func (w *Worker[T]) Finish() {
 	w.running = false
 	if !w.hasNext { // else the task's unit passes to the task in the next slot
 		w.owed++
@@ -414,7 +493,31 @@ func (w *Worker[T]) Step(run func(T), idle IdlePolicy) Result {
 	if w.C.TasksRun&255 == 0 {
 		w.Publish()
 	}
-	return Result{Kind: Ran, Source: src, Victim: victim}
+}
+
+// Idle is what a worker does when Take found nothing: Exit when the run is
+// over, otherwise it becomes a searcher and asks the idle policy whether to
+// spin (NoWork), yield (NoWork with Yield) or park (Park: the caller calls
+// PrepareParking).
+func (w *Worker[T]) Idle(idle IdlePolicy) Result {
+	p := w.pool
+	if p.done.Load() {
+		w.settle()
+		w.stopSpinning(false)
+		return Result{Kind: Exit}
+	}
+	if !w.spinning {
+		w.spinning = true
+		p.spinning.Add(1)
+	}
+	w.idleRounds++
+	switch idle.Action(w.idleRounds) {
+	case IdlePark:
+		return Result{Kind: Park}
+	case IdleYield:
+		return Result{Kind: NoWork, Yield: true}
+	}
+	return Result{Kind: NoWork}
 }
 
 // TaskPanicked does the bookkeeping for a task that panicked inside Step:
@@ -434,6 +537,24 @@ func (w *Worker[T]) TaskPanicked(val any, stack []byte) bool {
 		var zero T
 		w.next, w.hasNext = zero, false
 	} else {
+		w.owed++
+	}
+	w.settle()
+	return true
+}
+
+// TaskRecovered does the bookkeeping for a task that panicked (or called
+// runtime.Goexit) inside Step when the caller keeps the run going: the task
+// counts as finished, exactly as if it had returned, so a task it spawned
+// into the next slot inherits its unit and runs. It reports false if no task
+// was running, meaning the panic came from the policy itself and the caller
+// must re-raise it.
+func (w *Worker[T]) TaskRecovered() bool {
+	if !w.running {
+		return false
+	}
+	w.running = false
+	if !w.hasNext {
 		w.owed++
 	}
 	w.settle()
@@ -502,6 +623,7 @@ func (w *Worker[T]) PrepareParking() bool {
 	w.Publish()
 	w.stopSpinning(false)
 	p.idle.Set(w.ID)
+	p.parked.Add(1)
 	if p.hasVisibleWork() || p.done.Load() {
 		w.Unparked()
 		return false
@@ -518,6 +640,7 @@ func (w *Worker[T]) PrepareParking() bool {
 func (w *Worker[T]) Unparked() {
 	p := w.pool
 	if p.idle.TryClear(w.ID) {
+		p.parked.Add(-1)
 		p.spinning.Add(1)
 	}
 	w.spinning = true

@@ -17,7 +17,8 @@ type Bitmask struct {
 
 // NewBitmask returns an empty set over indexes [0, n).
 func NewBitmask(n int) *Bitmask {
-	return &Bitmask{words: make([]atomic.Uint64, (n+63)/64), n: n}
+	// At least one word, so that Any can look at the first without a check.
+	return &Bitmask{words: make([]atomic.Uint64, max(1, (n+63)/64)), n: n}
 }
 
 // Len returns the number of indexes the set ranges over.
@@ -55,9 +56,14 @@ func (m *Bitmask) Has(i int) bool {
 	return m.words[i>>6].Load()&(uint64(1)<<(i&63)) != 0
 }
 
-// Any reports whether the set is non-empty.
+// Any reports whether the set is non-empty. It inlines: executors of up to
+// 64 workers, one word, pay one load.
 func (m *Bitmask) Any() bool {
-	for i := range m.words {
+	return m.words[0].Load() != 0 || len(m.words) > 1 && m.anyAfterFirst()
+}
+
+func (m *Bitmask) anyAfterFirst() bool {
+	for i := 1; i < len(m.words); i++ {
 		if m.words[i].Load() != 0 {
 			return true
 		}

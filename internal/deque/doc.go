@@ -10,9 +10,9 @@
 // at the bottom without read-modify-write operations, and thieves that take
 // from the top with a CAS. Bounding it is deliberate: a worker that produces
 // faster than it consumes spills half of its ring into the injector instead of
-// growing without limit (the weak point of the seed executor's unbounded
-// crossbeam deques), and a thief steals up to half of a victim's ring at once
-// (the seed took one task per steal).
+// growing without limit (the weak point of unbounded deques such as
+// crossbeam's, which the design this executor follows used), and a thief
+// steals up to half of a victim's ring at once instead of one task.
 //
 // Go adds one constraint the C and Rust versions do not have: a value may not be
 // read while another goroutine might be writing it, even if the read is then
@@ -28,8 +28,12 @@
 // behind a mutex, with a lock-free length. It is the entry point for tasks
 // from outside the executor and the overflow for full rings. Consumers take
 // batches of up to half a ring, so one lock acquisition moves many tasks.
-// Drained segments are recycled through a per-type sync.Pool, so bursts of
-// millions of tasks do not turn into megabytes of garbage each time.
+// Drained segments are recycled at two levels, so bursts of millions of
+// tasks do not turn into megabytes of garbage each time: each injector keeps
+// up to maxSpareSegments (8) drained segments of its own, reused without
+// leaving its lock, and hands the rest to a sync.Pool per task type shared
+// by every injector of that type, which serves the next burst or the next
+// executor and which the garbage collector may empty when it goes unused.
 //
 // # Bitmask
 //

@@ -1,0 +1,243 @@
+// Command icount runs one workload of Spindle's runtime a fixed number of
+// times, so that valgrind's instruction counts can be compared between
+// versions and variants: unlike times, they do not depend on what else the
+// machine is doing. icount.sh runs it under callgrind and prints the
+// instructions per unit (node, task, element), the difference between a
+// variant and the same program run with -v none (which builds the input and
+// does nothing with it).
+//
+//	./icount.sh tree forkL parent    # per node: fork-left walk of the 2^20 tree
+//	./icount.sh inject spindle       # per task: 1M injected tasks, 1 worker
+//	./icount.sh sort fork            # per element: fork.Sort of 1M ints, 1 worker
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sync/atomic"
+
+	"github.com/spindle-go/spindle"
+	"github.com/spindle-go/spindle/fork"
+)
+
+type node struct {
+	val         int
+	left, right *node
+}
+
+// parentFirst allocates each node before its children: a left-first walk
+// reads memory in address order.
+func parentFirst(lo, hi int) *node {
+	if lo > hi {
+		return nil
+	}
+	mid := lo + (hi-lo)/2
+	n := &node{val: mid}
+	n.left = parentFirst(lo, mid-1)
+	n.right = parentFirst(mid+1, hi)
+	return n
+}
+
+// childrenFirst allocates each node after its children.
+func childrenFirst(lo, hi int) *node {
+	if lo > hi {
+		return nil
+	}
+	mid := lo + (hi-lo)/2
+	l := childrenFirst(lo, mid-1)
+	r := childrenFirst(mid+1, hi)
+	return &node{val: mid, left: l, right: r}
+}
+
+func seqL(n *node) int {
+	s := n.val
+	if n.left != nil {
+		s += seqL(n.left)
+	}
+	if n.right != nil {
+		s += seqL(n.right)
+	}
+	return s
+}
+
+func seqR(n *node) int {
+	s := n.val
+	if n.right != nil {
+		s += seqR(n.right)
+	}
+	if n.left != nil {
+		s += seqR(n.left)
+	}
+	return s
+}
+
+// forkR forks the right child and walks the left: seqL's order when nobody
+// takes the fork.
+func forkR(t *fork.Task, n *node) int {
+	s := n.val
+	if n.left != nil && n.right != nil {
+		var f fork.Future[*node, int]
+		f.Fork(t, forkR, n.right)
+		s += forkR(t, n.left)
+		r, ok := f.Join(t)
+		if !ok {
+			r = forkR(t, n.right)
+		}
+		return s + r
+	}
+	if n.left != nil {
+		s += forkR(t, n.left)
+	}
+	if n.right != nil {
+		s += forkR(t, n.right)
+	}
+	return s
+}
+
+// forkL forks the left child and walks the right: seqR's order.
+func forkL(t *fork.Task, n *node) int {
+	s := n.val
+	if n.left != nil && n.right != nil {
+		var f fork.Future[*node, int]
+		f.Fork(t, forkL, n.left)
+		s += forkL(t, n.right)
+		l, ok := f.Join(t)
+		if !ok {
+			l = forkL(t, n.left)
+		}
+		return s + l
+	}
+	if n.right != nil {
+		s += forkL(t, n.right)
+	}
+	if n.left != nil {
+		s += forkL(t, n.left)
+	}
+	return s
+}
+
+var sink atomic.Int64
+
+//go:noinline
+func tiny(i int) {
+	if i == -1 {
+		sink.Add(1)
+	}
+}
+
+// inject queues n tiny tasks on a 1-worker executor in batches of 1024
+// while its worker waits at a gate, then lets it run them: the count per
+// task does not depend on who waited for whom.
+func inject(n int) {
+	gate := make(chan struct{})
+	// New, not Start: the program also builds against older versions.
+	e := spindle.New(spindle.Config{Workers: 1}, nil, func(i int, _ *spindle.Worker[int, struct{}]) {
+		if i == -2 {
+			<-gate
+			return
+		}
+		tiny(i)
+	})
+	if err := e.Spawn(-2); err != nil {
+		panic(err)
+	}
+	buf := make([]int, 1024)
+	for sent := 0; sent < n; sent += len(buf) {
+		b := buf[:min(len(buf), n-sent)]
+		for j := range b {
+			b[j] = sent + j
+		}
+		if err := e.SpawnBatch(b); err != nil {
+			panic(err)
+		}
+	}
+	close(gate)
+	if _, err := e.Join(); err != nil {
+		panic(err)
+	}
+}
+
+func main() {
+	workload := flag.String("w", "tree", "tree, inject or sort")
+	variant := flag.String("v", "none", "tree: seqL, seqR, forkR, forkL; inject: spindle; sort: seq, fork; all: none")
+	layout := flag.String("layout", "parent", "tree: parent or children (first)")
+	n := flag.Int("n", 0, "units (default: 2^20-1 nodes, 2^20 tasks, 10^6 elements)")
+	reps := flag.Int("r", 2, "tree: walks")
+	flag.Parse()
+	p := fork.NewPool(fork.Config{Workers: 1})
+	defer p.Close()
+	var units int
+	switch *workload {
+	case "tree":
+		size := 1<<20 - 1
+		if *n > 0 {
+			size = *n
+		}
+		build := parentFirst
+		if *layout == "children" {
+			build = childrenFirst
+		}
+		root := build(1, size)
+		s := 0
+		for range *reps {
+			switch *variant {
+			case "none":
+			case "seqL":
+				s += seqL(root)
+			case "seqR":
+				s += seqR(root)
+			case "forkR":
+				s += fork.Call(p, forkR, root)
+			case "forkL":
+				s += fork.Call(p, forkL, root)
+			default:
+				fail(*variant)
+			}
+		}
+		sink.Add(int64(s))
+		units = size * *reps
+	case "inject":
+		units = 1 << 20
+		if *n > 0 {
+			units = *n
+		}
+		switch *variant {
+		case "none":
+			inject(0)
+		case "spindle":
+			inject(units)
+		default:
+			fail(*variant)
+		}
+	case "sort":
+		units = 1_000_000
+		if *n > 0 {
+			units = *n
+		}
+		rng := rand.New(rand.NewPCG(1, 1))
+		s := make([]int, units)
+		for i := range s {
+			s[i] = rng.Int()
+		}
+		switch *variant {
+		case "none":
+		case "seq":
+			slices.Sort(s)
+		case "fork":
+			fork.Sort(p, s)
+		default:
+			fail(*variant)
+		}
+	default:
+		fail(*workload)
+	}
+	fmt.Println(units)
+}
+
+func fail(what string) {
+	fmt.Fprintf(os.Stderr, "icount: unknown %q\n", what)
+	os.Exit(2)
+}
