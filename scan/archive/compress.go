@@ -7,6 +7,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz/lzma"
 )
 
 // walkCompressed decodes a single compressed stream (gzip, bzip2, xz,
@@ -19,12 +20,12 @@ func (w *walker) walkCompressed(l *level, f Format, src *source) error {
 	dec, closeDec, err := newDecoder(f, src, w.lim.MaxWindow)
 	if err != nil {
 		if isWindowError(err) {
-			return w.tripBudget(l.index, BudgetWindow, w.lim.MaxWindow)
+			return w.tripBudget(archiveScope(l.index), BudgetWindow, w.lim.MaxWindow)
 		}
 		return &FormatError{Name: l.name, Err: err}
 	}
 	defer closeDec()
-	rr := &ratioReader{w: w, l: l, r: dec, in: src}
+	rr := &ratioReader{w: w, scope: archiveScope(l.index), r: dec, in: src}
 	br := w.getSource(rr)
 	defer w.putSource(br)
 	head, _ := br.Peek(HeadLen)
@@ -45,12 +46,15 @@ func (w *walker) walkCompressed(l *level, f Format, src *source) error {
 		}
 		return err
 	}
-	if err := w.countEntry(l); err != nil { // the stream's one member
-		return err
-	}
+	// The stream's one member, never over: MaxEntries is at least 1.
+	w.countEntry(l)
 	path := append([]string(nil), l.path...) // the stream's own name; visit may keep it
 	mr := w.member(l, path, br)
-	return w.stream(path, mr, nil, -1, mr)
+	err = w.stream(path, mr, nil, -1, mr)
+	if t := w.trip; t != nil && t.at == memberScope(l.index) {
+		return w.memberDone(l, l.name)
+	}
+	return err
 }
 
 // newDecoder returns a decoder for the stream of format f read from in, and
@@ -101,5 +105,7 @@ func newZstd(in io.Reader, maxWindow int64) (*zstd.Decoder, error) {
 // its window or dictionary would take.
 func isWindowError(err error) bool {
 	var xe *xzWindowError
-	return errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.As(err, &xe)
+	var le *lzma.ErrDictSize
+	return errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) ||
+		errors.As(err, &xe) || errors.As(err, &le)
 }

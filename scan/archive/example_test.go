@@ -60,29 +60,34 @@ func ExampleWalk() {
 	// a.tar.gz!lib/inner.zip!x.env (depth 2): TOKEN=abc
 }
 
-// A Root shares one byte budget among all the archives of a scan root; a
-// budget hit is a warning naming the archive and the budget.
+// A Root shares one byte budget among all the archives of a scan root.
+// Past MaxRootBytes decoded, the root may decode no more than MaxRatio
+// bytes per compressed byte of the archives it opened: here 1,000 bytes,
+// then 5:1. Each archive below inflates 2,000 bytes from about 50, so the
+// first runs the root over and the second is not opened; a budget hit is
+// a warning naming the archive and the budget.
 func ExampleRoot() {
 	lim := archive.DefaultLimits()
-	lim.MaxRootBytes = 10
+	lim.MaxRootBytes, lim.MaxRatio = 1000, 5
 	root := archive.NewRoot(lim)
 	visit := func(m archive.Member, r io.Reader) error {
 		b, err := io.ReadAll(r)
-		fmt.Printf("%s: %q\n", m.Name, b)
+		fmt.Printf("%s: %d bytes\n", m.Name, len(b))
 		return err
 	}
 	warn := func(w error) { fmt.Println("warning:", w) }
+	zeros := strings.Repeat("0", 1000)
 	for _, name := range []string{"one.tar.gz", "two.tar.gz"} {
-		data := tarGz("a.txt", "12345678", "b.txt", "12345678")
+		data := tarGz("a.txt", zeros, "b.txt", zeros)
 		if err := root.Walk(context.Background(), name, bytes.NewReader(data), int64(len(data)), visit, warn); err != nil {
 			fmt.Println("error:", err)
 		}
 	}
 	// Output:
-	// one.tar.gz!a.txt: "12345678"
-	// one.tar.gz!b.txt: "12345678"
-	// warning: archive: one.tar.gz: root-bytes budget exceeded (limit 10 B)
-	// warning: archive: two.tar.gz: root-bytes budget exceeded (limit 10 B)
+	// one.tar.gz!a.txt: 1000 bytes
+	// one.tar.gz!b.txt: 1000 bytes
+	// warning: archive: one.tar.gz: root-bytes budget exceeded (limit 1000 B)
+	// warning: archive: two.tar.gz: root-bytes budget exceeded (limit 1000 B)
 }
 
 // A compressed file that is not an archive is one member under its own

@@ -13,6 +13,8 @@ import (
 //
 //	archive bytes → source → decoder → ratioReader → [tar] → memberReader → source → visit
 //
+// (a zip or 7z member adds a crcReader above the ratio meter).
+//
 // source buffers and counts the compressed bytes a decoder consumes,
 // ratioReader compares them with what the decoder produces, and
 // memberReader applies the byte budgets, the clocks and ctx, and turns data
@@ -54,22 +56,24 @@ func (s *source) reset(r io.Reader) {
 // consumed returns how many bytes of r the reader of s has taken.
 func (s *source) consumed() int64 { return s.m.n - int64(s.Buffered()) }
 
-// ratioReader meters one decoder: past ratioGrace bytes out, more than
-// MaxRatio bytes out per compressed byte in is a bomb, and the archive the
-// decoder belongs to is over budget. It also turns a decoder's refusal of
-// an oversized window into the window budget.
+// ratioReader meters one decoder: past RatioFloor bytes out, more than
+// MaxRatio bytes out per compressed byte in is a bomb, and the scope the
+// decoder belongs to is over budget: a zip or 7z member's own (the next
+// member is read), or a stream's archive (nothing after the bomb can be
+// read without decoding it). It also turns a decoder's refusal of an
+// oversized window into the window budget of that scope.
 //
 // Its errors are sticky: once the decoder has failed, or ended, so has the
 // stream. A decoder asked again after an error may carry on as if nothing
 // happened (zstd does, past a truncated checksum), and a bufio.Reader's
 // Peek swallows the error it hits, so the next Read must see it again.
 type ratioReader struct {
-	w   *walker
-	l   *level
-	r   io.Reader // the decoder
-	in  *source   // the decoder's input
-	out int64
-	err error
+	w     *walker
+	scope int
+	r     io.Reader // the decoder
+	in    *source   // the decoder's input
+	out   int64
+	err   error
 }
 
 func (rr *ratioReader) Read(p []byte) (int, error) {
@@ -82,15 +86,16 @@ func (rr *ratioReader) Read(p []byte) (int, error) {
 	n, err := rr.r.Read(p)
 	rr.err = err
 	rr.out += int64(n)
-	if rr.out > ratioGrace && float64(rr.out) > rr.w.lim.MaxRatio*float64(rr.in.consumed()) {
-		return n, rr.w.tripBudget(rr.l.index, BudgetRatio, int64(rr.w.lim.MaxRatio))
+	lim := rr.w.lim
+	if rr.out > lim.RatioFloor && float64(rr.out) > lim.MaxRatio*float64(rr.in.consumed()) {
+		return n, rr.w.tripBudget(rr.scope, BudgetRatio, int64(lim.MaxRatio))
 	}
 	if err != nil && err != io.EOF {
 		if stop := rr.w.stopped(); stop != nil {
 			return n, stop
 		}
 		if isWindowError(err) {
-			return n, rr.w.tripBudget(rr.l.index, BudgetWindow, rr.w.lim.MaxWindow)
+			return n, rr.w.tripBudget(rr.scope, BudgetWindow, lim.MaxWindow)
 		}
 	}
 	return n, err
@@ -99,15 +104,20 @@ func (rr *ratioReader) Read(p []byte) (int, error) {
 // memberReader is what a member's content is read through, by visit, by a
 // nested archive's parser or by the spool. It applies the budgets on
 // decoded bytes: MaxMemberBytes and MaxArchiveBytes exactly (a read is cut
-// so that no byte past a limit is delivered), MaxRootBytes as the shared
-// counter allows (it may overshoot by one read per concurrent walk).
+// so that no byte past a limit is delivered, however many walkers share
+// the archive), MaxRootBytes as the shared counter allows (it may
+// overshoot by one read per concurrent walk).
+//
+// A discarding reader skips the rest of a member of a stream: its bytes
+// count against the archive and the root, not the member.
 type memberReader struct {
-	w    *walker
-	l    *level
-	r    io.Reader
-	path []string
-	n    int64        // bytes delivered
-	err  *FormatError // the first data error; returned from then on
+	w       *walker
+	l       *level
+	r       io.Reader
+	path    []string
+	n       int64        // bytes delivered
+	err     *FormatError // the first data error; returned from then on
+	discard bool
 }
 
 func (w *walker) member(l *level, path []string, r io.Reader) *memberReader {
@@ -122,24 +132,34 @@ func (m *memberReader) Read(p []byte) (int, error) {
 	if m.err != nil {
 		return 0, m.err
 	}
-	room := min(w.lim.MaxMemberBytes-m.n, w.lim.MaxArchiveBytes-m.l.bytes)
+	lim := w.lim
+	room := max(0, lim.MaxArchiveBytes-m.l.acct.bytes.Load())
+	if !m.discard {
+		room = min(room, lim.MaxMemberBytes-m.n)
+	}
 	if room < math.MaxInt64 && int64(len(p)) > room+1 {
 		p = p[:room+1] // one byte past the room tells "more" from "exactly full"
 	}
 	n, err := m.r.Read(p)
 	var over error
-	if int64(n) > room {
-		n = int(room)
-		if m.n+int64(n) >= w.lim.MaxMemberBytes {
-			over = w.tripBudget(m.l.index, BudgetMemberBytes, w.lim.MaxMemberBytes)
-		} else {
-			over = w.tripBudget(m.l.index, BudgetArchiveBytes, w.lim.MaxArchiveBytes)
+	if !m.discard && m.n+int64(n) > lim.MaxMemberBytes {
+		n = int(lim.MaxMemberBytes - m.n)
+		over = w.tripBudget(memberScope(m.l.index), BudgetMemberBytes, lim.MaxMemberBytes)
+	}
+	// The bytes count against the member's archive and every archive
+	// enclosing it: an archive's budget covers what is decoded inside it
+	// at any depth, so nesting cannot multiply it.
+	for j := m.l.index; j >= 0; j-- {
+		if after := w.levels[j].acct.bytes.Add(int64(n)); after > lim.MaxArchiveBytes {
+			if allowed := max(0, lim.MaxArchiveBytes-(after-int64(n))); int64(n) > allowed {
+				n = int(allowed)
+				over = w.tripBudget(archiveScope(j), BudgetArchiveBytes, lim.MaxArchiveBytes)
+			}
 		}
 	}
 	m.n += int64(n)
-	m.l.bytes += int64(n)
-	if w.root.used.Add(int64(n)) > w.lim.MaxRootBytes {
-		over = w.tripBudget(-1, BudgetRootBytes, w.lim.MaxRootBytes)
+	if w.root.used.Add(int64(n)) > lim.MaxRootBytes && w.root.over() {
+		over = w.tripBudget(rootScope, BudgetRootBytes, lim.MaxRootBytes)
 	}
 	if over != nil {
 		return n, over
@@ -148,7 +168,7 @@ func (m *memberReader) Read(p []byte) (int, error) {
 		if stop := w.stopped(); stop != nil {
 			return n, stop
 		}
-		m.err = &FormatError{Name: strings.Join(m.path, "!"), Err: err}
+		m.err = &FormatError{Name: strings.Join(m.path, "!"), Err: err, Lost: true}
 		return n, m.err
 	}
 	return n, err

@@ -1,0 +1,734 @@
+package archive
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"math/bits"
+)
+
+// This file parses the 7z container: the signature header, the header
+// (or the encoded header, a folder whose output is the header), and the
+// parts of it the walk needs: the folders with their coders and packed
+// streams, the substreams that are the members' data, and the names.
+//
+// It is written for hostile input. Every count read from the header is
+// held against the header bytes left before anything is allocated for it
+// (an element takes at least a byte), so memory is proportional to the
+// decoded header, itself capped by MaxHeaderBytes; names stay in the
+// header's UTF-16 bytes and are decoded one at a time as members are
+// listed. The property sections this reader does not need (times,
+// attributes, comments) are skipped by their declared sizes.
+
+// 7z property ids.
+const (
+	szEnd = iota
+	szIDHeader
+	szArchiveProperties
+	szAdditionalStreamsInfo
+	szMainStreamsInfo
+	szFilesInfo
+	szPackInfo
+	szUnpackInfo
+	szSubStreamsInfo
+	szSize
+	szCRC
+	szIDFolder
+	szCodersUnpackSize
+	szNumUnpackStream
+	szEmptyStream
+	szEmptyFile
+	szAnti
+	szName
+	szCTime
+	szATime
+	szMTime
+	szWinAttributes
+	szComment
+	szEncodedHeader
+	szStartPos
+	szDummy
+)
+
+const szSignatureLen = 32
+
+// szMaxCoders bounds the coders of a folder, as 7-Zip does.
+const szMaxCoders = 64
+
+func errSz(msg string) error { return errors.New("7z: " + msg) }
+
+var errSzTruncated = errSz("truncated header")
+
+// szCoder is one coder of a folder: a method and its properties.
+type szCoder struct {
+	method     []byte
+	props      []byte
+	numIn      int
+	numOut     int
+	firstIn    int // index of its first in-stream in the folder
+	firstOut   int // index of its first out-stream
+	unpackSize uint64
+}
+
+// szFolder is a chain of coders that turns packed streams into one output:
+// the data of one or more members, one after another (a solid block).
+type szFolder struct {
+	coders    []szCoder
+	bindIn    []int // bindIn[i] is the in-stream bound to out-stream bindOut[i]
+	bindOut   []int
+	packed    []int // in-streams fed by packed streams, in pack order
+	firstPack int   // index of its first packed stream in the archive
+	crc       uint32
+	hasCRC    bool
+	// substreams: the members' data, in order
+	numSub   int
+	firstSub int
+}
+
+// unpackSize is the size of the folder's output: that of the out-stream
+// no bind pair consumes.
+func (f *szFolder) mainOut() (coder, out int, err error) {
+	for ci, c := range f.coders {
+		for o := c.firstOut; o < c.firstOut+c.numOut; o++ {
+			bound := false
+			for _, b := range f.bindOut {
+				if b == o {
+					bound = true
+					break
+				}
+			}
+			if !bound {
+				return ci, o, nil
+			}
+		}
+	}
+	return 0, 0, errSz("folder without an output")
+}
+
+// szHeader is what the walk keeps of a parsed 7z header.
+type szHeader struct {
+	packPos   uint64   // of the first packed stream, after the signature header
+	packSizes []uint64 // one per packed stream
+	folders   []szFolder
+	subSizes  []uint64 // one per substream
+	subCRCs   []uint32
+	subHasCRC []bool
+
+	numFiles    int
+	emptyStream []byte // bit vector over files
+	emptyFile   []byte // bit vector over the empty-stream files
+	anti        []byte // bit vector over the empty-stream files
+	names       []byte // UTF-16LE, each name NUL-terminated; nil: no names
+}
+
+// szReader reads the header's bytes.
+type szReader struct {
+	b []byte
+}
+
+func (r *szReader) byte() (byte, error) {
+	if len(r.b) == 0 {
+		return 0, errSzTruncated
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c, nil
+}
+
+func (r *szReader) bytes(n uint64) ([]byte, error) {
+	if n > uint64(len(r.b)) {
+		return nil, errSzTruncated
+	}
+	p := r.b[:n]
+	r.b = r.b[n:]
+	return p, nil
+}
+
+// number reads a 7z UINT64: the leading one bits of the first byte say how
+// many bytes follow, the rest of it is the high part.
+func (r *szReader) number() (uint64, error) {
+	first, err := r.byte()
+	if err != nil {
+		return 0, err
+	}
+	n := bits.LeadingZeros8(^first) // extra bytes
+	var v uint64
+	for i := 0; i < n && i < 8; i++ {
+		c, err := r.byte()
+		if err != nil {
+			return 0, err
+		}
+		v |= uint64(c) << (8 * i)
+	}
+	if n < 8 {
+		v |= uint64(first&(0xff>>(n+1))) << (8 * n)
+	}
+	return v, nil
+}
+
+// count reads a number of elements, each of which takes at least per bytes
+// of what is left of the header: a count that cannot fit is corrupt, and
+// nothing is allocated for it.
+func (r *szReader) count(per int) (int, error) {
+	v, err := r.number()
+	if err != nil {
+		return 0, err
+	}
+	if v > uint64(len(r.b)/per)+1 || v > math.MaxInt32 {
+		return 0, errSz("count larger than the header")
+	}
+	return int(v), nil
+}
+
+func (r *szReader) uint32() (uint32, error) {
+	p, err := r.bytes(4)
+	if err != nil {
+		return 0, err
+	}
+	return le.Uint32(p), nil
+}
+
+// bitVector reads n bits, most significant first.
+func (r *szReader) bitVector(n int) ([]byte, error) {
+	return r.bytes(uint64((n + 7) / 8))
+}
+
+// definedVector reads the "all defined" byte and, if it is 0, a bit vector.
+func (r *szReader) definedVector(n int) ([]bool, error) {
+	all, err := r.byte()
+	if err != nil {
+		return nil, err
+	}
+	v := make([]bool, n)
+	if all != 0 {
+		for i := range v {
+			v[i] = true
+		}
+		return v, nil
+	}
+	b, err := r.bitVector(n)
+	if err != nil {
+		return nil, err
+	}
+	for i := range v {
+		v[i] = bitAt(b, i)
+	}
+	return v, nil
+}
+
+func bitAt(v []byte, i int) bool { return i/8 < len(v) && v[i/8]&(0x80>>(i%8)) != 0 }
+
+func (r *szReader) digests(n int) (crcs []uint32, has []bool, err error) {
+	has, err = r.definedVector(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	crcs = make([]uint32, n)
+	for i := range has {
+		if has[i] {
+			if crcs[i], err = r.uint32(); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return crcs, has, nil
+}
+
+func (r *szReader) expect(id byte) error {
+	c, err := r.byte()
+	if err != nil {
+		return err
+	}
+	if c != id {
+		return fmt.Errorf("7z: property %#x where %#x was expected", c, id)
+	}
+	return nil
+}
+
+// readSignature reads the signature header at the start of ra and returns
+// where the (encoded) header is and its CRC.
+func readSzSignature(ra io.ReaderAt, size int64) (off, n int64, crc uint32, err error) {
+	var h [szSignatureLen]byte
+	if _, err := ra.ReadAt(h[:], 0); err != nil {
+		return 0, 0, 0, errSz("truncated signature header")
+	}
+	if !bytes.Equal(h[:6], magic7z) {
+		return 0, 0, 0, errSz("bad signature")
+	}
+	if h[6] != 0 {
+		return 0, 0, 0, fmt.Errorf("%w: 7z format version %d.%d", ErrUnsupported, h[6], h[7])
+	}
+	if crc32.ChecksumIEEE(h[12:]) != le.Uint32(h[8:]) {
+		return 0, 0, 0, errSz("signature header CRC mismatch")
+	}
+	next, length := le.Uint64(h[12:]), le.Uint64(h[20:])
+	if next > uint64(size) || length > uint64(size) || szSignatureLen+next+length > uint64(size) {
+		return 0, 0, 0, errSz("header out of range (truncated?)")
+	}
+	return szSignatureLen + int64(next), int64(length), le.Uint32(h[28:]), nil
+}
+
+// parseStreamsInfo reads a StreamsInfo: pack info, folders and substreams.
+func (r *szReader) streamsInfo(h *szHeader) error {
+	for {
+		id, err := r.byte()
+		if err != nil {
+			return err
+		}
+		switch id {
+		case szEnd:
+			return h.assignSubstreams()
+		case szPackInfo:
+			err = r.packInfo(h)
+		case szUnpackInfo:
+			err = r.unpackInfo(h)
+		case szSubStreamsInfo:
+			err = r.subStreamsInfo(h)
+		default:
+			return fmt.Errorf("7z: unexpected property %#x in streams info", id)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (r *szReader) packInfo(h *szHeader) error {
+	var err error
+	if h.packPos, err = r.number(); err != nil {
+		return err
+	}
+	n, err := r.count(1)
+	if err != nil {
+		return err
+	}
+	h.packSizes = make([]uint64, n)
+	for {
+		id, err := r.byte()
+		if err != nil {
+			return err
+		}
+		switch id {
+		case szEnd:
+			return nil
+		case szSize:
+			for i := range h.packSizes {
+				if h.packSizes[i], err = r.number(); err != nil {
+					return err
+				}
+			}
+		case szCRC:
+			if _, _, err := r.digests(n); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("7z: unexpected property %#x in pack info", id)
+		}
+	}
+}
+
+func (r *szReader) unpackInfo(h *szHeader) error {
+	if err := r.expect(szIDFolder); err != nil {
+		return err
+	}
+	n, err := r.count(2)
+	if err != nil {
+		return err
+	}
+	if ext, err := r.byte(); err != nil || ext != 0 {
+		return errSz("external folders are not supported")
+	}
+	h.folders = make([]szFolder, n)
+	pack := 0
+	for i := range h.folders {
+		f := &h.folders[i]
+		if err := r.folder(f); err != nil {
+			return err
+		}
+		f.firstPack = pack
+		pack += len(f.packed)
+	}
+	if err := r.expect(szCodersUnpackSize); err != nil {
+		return err
+	}
+	for i := range h.folders {
+		f := &h.folders[i]
+		for c := range f.coders {
+			for range f.coders[c].numOut { // one out-stream per coder: checked by folder
+				if f.coders[c].unpackSize, err = r.number(); err != nil {
+					return err
+				}
+			}
+		}
+		f.numSub = 1
+	}
+	for {
+		id, err := r.byte()
+		if err != nil {
+			return err
+		}
+		switch id {
+		case szEnd:
+			return nil
+		case szCRC:
+			crcs, has, err := r.digests(n)
+			if err != nil {
+				return err
+			}
+			for i := range h.folders {
+				h.folders[i].crc, h.folders[i].hasCRC = crcs[i], has[i]
+			}
+		default:
+			return fmt.Errorf("7z: unexpected property %#x in unpack info", id)
+		}
+	}
+}
+
+// folder reads one folder's coders and bindings. Coders with more than one
+// output (none exist) are refused; BCJ2, with four inputs, is parsed and
+// refused later as unsupported.
+func (r *szReader) folder(f *szFolder) error {
+	n, err := r.count(1)
+	if err != nil {
+		return err
+	}
+	if n == 0 || n > szMaxCoders {
+		return errSz("bad number of coders")
+	}
+	f.coders = make([]szCoder, n)
+	in, out := 0, 0
+	for i := range f.coders {
+		c := &f.coders[i]
+		flags, err := r.byte()
+		if err != nil {
+			return err
+		}
+		if flags&0x80 != 0 {
+			return errSz("alternative coder methods are not supported")
+		}
+		if c.method, err = r.bytes(uint64(flags & 0xf)); err != nil {
+			return err
+		}
+		c.numIn, c.numOut = 1, 1
+		if flags&0x10 != 0 {
+			ni, err := r.number()
+			if err != nil {
+				return err
+			}
+			no, err := r.number()
+			if err != nil {
+				return err
+			}
+			if ni == 0 || ni > szMaxCoders || no != 1 {
+				return errSz("bad coder streams")
+			}
+			c.numIn = int(ni)
+		}
+		if flags&0x20 != 0 {
+			pn, err := r.number()
+			if err != nil {
+				return err
+			}
+			if c.props, err = r.bytes(pn); err != nil {
+				return err
+			}
+		}
+		c.firstIn, c.firstOut = in, out
+		in += c.numIn
+		out += c.numOut
+	}
+	nb := out - 1
+	f.bindIn, f.bindOut = make([]int, nb), make([]int, nb)
+	for i := range nb {
+		a, err := r.number()
+		if err != nil {
+			return err
+		}
+		b, err := r.number()
+		if err != nil {
+			return err
+		}
+		if a >= uint64(in) || b >= uint64(out) {
+			return errSz("bind pair out of range")
+		}
+		f.bindIn[i], f.bindOut[i] = int(a), int(b)
+	}
+	np := in - nb
+	if np < 1 {
+		return errSz("folder without packed streams")
+	}
+	f.packed = make([]int, np)
+	if np == 1 {
+		for s := range in {
+			bound := false
+			for _, b := range f.bindIn {
+				bound = bound || b == s
+			}
+			if !bound {
+				f.packed[0] = s
+				break
+			}
+		}
+		return nil
+	}
+	for i := range f.packed {
+		v, err := r.number()
+		if err != nil {
+			return err
+		}
+		if v >= uint64(in) {
+			return errSz("packed stream out of range")
+		}
+		f.packed[i] = int(v)
+	}
+	return nil
+}
+
+func (r *szReader) subStreamsInfo(h *szHeader) error {
+	id, err := r.byte()
+	if err != nil {
+		return err
+	}
+	if id == szNumUnpackStream {
+		for i := range h.folders {
+			if h.folders[i].numSub, err = r.count(1); err != nil {
+				return err
+			}
+		}
+		if id, err = r.byte(); err != nil {
+			return err
+		}
+	}
+	total := 0
+	for i := range h.folders {
+		h.folders[i].firstSub = total
+		total += h.folders[i].numSub
+		if total > len(r.b)+len(h.folders) {
+			return errSz("more substreams than the header can describe")
+		}
+	}
+	h.subSizes = make([]uint64, total)
+	for i := range h.folders {
+		f := &h.folders[i]
+		if f.numSub == 0 {
+			continue
+		}
+		left := f.unpackSize()
+		for j := range f.numSub - 1 {
+			if id != szSize {
+				return errSz("substream sizes missing")
+			}
+			s, err := r.number()
+			if err != nil {
+				return err
+			}
+			if s > left {
+				return errSz("substreams larger than their folder")
+			}
+			h.subSizes[f.firstSub+j] = s
+			left -= s
+		}
+		h.subSizes[f.firstSub+f.numSub-1] = left
+	}
+	if id == szSize {
+		if id, err = r.byte(); err != nil {
+			return err
+		}
+	}
+	h.subCRCs, h.subHasCRC = make([]uint32, total), make([]bool, total)
+	var unknown []int // substreams whose CRC the folder does not give
+	for i := range h.folders {
+		f := &h.folders[i]
+		if f.numSub == 1 && f.hasCRC {
+			h.subCRCs[f.firstSub], h.subHasCRC[f.firstSub] = f.crc, true
+			continue
+		}
+		for j := range f.numSub {
+			unknown = append(unknown, f.firstSub+j)
+		}
+	}
+	for id != szEnd {
+		switch id {
+		case szCRC:
+			crcs, has, err := r.digests(len(unknown))
+			if err != nil {
+				return err
+			}
+			for k, s := range unknown {
+				h.subCRCs[s], h.subHasCRC[s] = crcs[k], has[k]
+			}
+		default:
+			return fmt.Errorf("7z: unexpected property %#x in substreams info", id)
+		}
+		if id, err = r.byte(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unpackSize is the size of the folder's output.
+func (f *szFolder) unpackSize() uint64 {
+	c, _, err := f.mainOut()
+	if err != nil {
+		return 0
+	}
+	return f.coders[c].unpackSize
+}
+
+// assignSubstreams fills in what a StreamsInfo without substreams info
+// implies: one substream per folder, its whole output, with its CRC.
+func (h *szHeader) assignSubstreams() error {
+	if h.subSizes != nil || len(h.folders) == 0 {
+		return nil
+	}
+	h.subSizes = make([]uint64, len(h.folders))
+	h.subCRCs, h.subHasCRC = make([]uint32, len(h.folders)), make([]bool, len(h.folders))
+	for i := range h.folders {
+		f := &h.folders[i]
+		f.numSub, f.firstSub = 1, i
+		h.subSizes[i] = f.unpackSize()
+		h.subCRCs[i], h.subHasCRC[i] = f.crc, f.hasCRC
+	}
+	return nil
+}
+
+// filesInfo reads the file list: the empty-stream and empty-file vectors
+// and the names; other properties are skipped by size.
+func (r *szReader) filesInfo(h *szHeader) error {
+	n, err := r.count(1)
+	if err != nil {
+		return err
+	}
+	h.numFiles = n
+	empties := 0
+	for {
+		id, err := r.number()
+		if err != nil {
+			return err
+		}
+		if id == szEnd {
+			return nil
+		}
+		size, err := r.number()
+		if err != nil {
+			return err
+		}
+		body, err := r.bytes(size)
+		if err != nil {
+			return err
+		}
+		p := &szReader{b: body}
+		switch id {
+		case szEmptyStream:
+			if h.emptyStream, err = p.bitVector(n); err != nil {
+				return err
+			}
+			empties = 0
+			for i := range n {
+				if bitAt(h.emptyStream, i) {
+					empties++
+				}
+			}
+		case szEmptyFile:
+			h.emptyFile, err = p.bitVector(empties)
+		case szAnti:
+			h.anti, err = p.bitVector(empties)
+		case szName:
+			ext, e := p.byte()
+			if e != nil || ext != 0 {
+				return errSz("external names are not supported")
+			}
+			h.names = p.b
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// parseSzHeader parses a plain header (its id byte already read).
+func parseSzHeader(b []byte) (*szHeader, error) {
+	r := &szReader{b: b}
+	h := &szHeader{}
+	for {
+		id, err := r.byte()
+		if err != nil {
+			return nil, err
+		}
+		switch id {
+		case szEnd:
+			return h, h.check()
+		case szArchiveProperties:
+			for {
+				t, err := r.number()
+				if err != nil {
+					return nil, err
+				}
+				if t == szEnd {
+					break
+				}
+				n, err := r.number()
+				if err != nil {
+					return nil, err
+				}
+				if _, err := r.bytes(n); err != nil {
+					return nil, err
+				}
+			}
+		case szAdditionalStreamsInfo:
+			if err := r.streamsInfo(&szHeader{}); err != nil {
+				return nil, err
+			}
+		case szMainStreamsInfo:
+			if err := r.streamsInfo(h); err != nil {
+				return nil, err
+			}
+		case szFilesInfo:
+			if err := r.filesInfo(h); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("7z: unexpected property %#x in header", id)
+		}
+	}
+}
+
+// check verifies that the header's parts agree: every folder has its
+// packed streams, and the non-empty files are as many as the substreams.
+func (h *szHeader) check() error {
+	for i := range h.folders {
+		f := &h.folders[i]
+		if f.firstPack+len(f.packed) > len(h.packSizes) {
+			return errSz("folder without its packed streams")
+		}
+		if _, _, err := f.mainOut(); err != nil {
+			return err
+		}
+	}
+	nonEmpty := 0
+	for i := range h.numFiles {
+		if !bitAt(h.emptyStream, i) {
+			nonEmpty++
+		}
+	}
+	if nonEmpty != len(h.subSizes) {
+		return fmt.Errorf("7z: %d files with data for %d substreams", nonEmpty, len(h.subSizes))
+	}
+	return nil
+}
+
+// packOffset returns the offset in the file of packed stream i.
+func (h *szHeader) packOffset(i int) (int64, error) {
+	off := uint64(szSignatureLen) + h.packPos
+	for _, s := range h.packSizes[:i] {
+		off += s
+		if off > math.MaxInt64/2 {
+			return 0, errSz("packed stream out of range")
+		}
+	}
+	return int64(off), nil
+}
