@@ -4,6 +4,7 @@ import (
 	"compress/bzip2"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -77,11 +78,11 @@ func newDecoder(f Format, in *source, maxWindow int64) (io.Reader, func(), error
 		}
 		return x, func() {}, nil
 	case Zstd:
-		z, err := newZstd(in.Reader, maxWindow)
+		z, err := getZstd(in.Reader, maxWindow)
 		if err != nil {
 			return nil, nil, err
 		}
-		return z, z.Close, nil
+		return z, func() { putZstd(z, maxWindow) }, nil
 	}
 	return nil, nil, errors.New("no decoder for " + f.String())
 }
@@ -89,11 +90,50 @@ func newDecoder(f Format, in *source, maxWindow int64) (io.Reader, func(), error
 // zstdMaxWindow is the largest window klauspost/compress accepts to set.
 const zstdMaxWindow = 1<<41 + 7<<38
 
+// zstdPools hold idle zstd decoders, one pool per window budget. The
+// decoder allocates a frame's whole window (a ring of that size, up to
+// MaxWindow: 128 MiB for zstd --long) and keeps it across streams; the Go
+// runtime backs fresh pages only as they are written, but clears reused
+// memory whole, which for a 128 MiB window costs 0.7 s of CPU and makes
+// all of it resident. A pooled decoder is reset, not rebuilt, so a walk of
+// many such files pays that once per decoder in use; idle decoders go with
+// the next garbage collections.
+var zstdPools sync.Map // uint64 window → *sync.Pool of *zstd.Decoder
+
+func zstdWindow(maxWindow int64) uint64 {
+	return uint64(max(min(maxWindow, zstdMaxWindow), zstd.MinWindowSize))
+}
+
+// getZstd returns a decoder of in from the pool, or a new one.
+func getZstd(in io.Reader, maxWindow int64) (*zstd.Decoder, error) {
+	win := zstdWindow(maxWindow)
+	if p, ok := zstdPools.Load(win); ok {
+		if d, ok := p.(*sync.Pool).Get().(*zstd.Decoder); ok {
+			if err := d.Reset(in); err == nil {
+				return d, nil
+			}
+			d.Close()
+		}
+	}
+	return newZstd(in, maxWindow)
+}
+
+// putZstd returns a decoder to its pool, holding no reference to its
+// input.
+func putZstd(d *zstd.Decoder, maxWindow int64) {
+	if d.Reset(nil) != nil {
+		return
+	}
+	win := zstdWindow(maxWindow)
+	p, _ := zstdPools.LoadOrStore(win, &sync.Pool{})
+	p.(*sync.Pool).Put(d)
+}
+
 // newZstd returns a zstd decoder that decodes on the calling goroutine
 // (concurrency 1 starts no goroutines, so nothing can leak) and refuses
 // frames whose window exceeds maxWindow.
 func newZstd(in io.Reader, maxWindow int64) (*zstd.Decoder, error) {
-	win := uint64(max(min(maxWindow, zstdMaxWindow), zstd.MinWindowSize))
+	win := zstdWindow(maxWindow)
 	return zstd.NewReader(in,
 		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderLowmem(true),

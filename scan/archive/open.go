@@ -307,7 +307,7 @@ func (a *Archive) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, z := range a.free {
-		z.close()
+		z.close(a.rt.lim.MaxWindow)
 	}
 	a.free = nil
 	return nil

@@ -254,7 +254,7 @@ func newSzCoder(c *szCoder, in io.Reader, maxWindow int64) (io.Reader, error) {
 	case bytes.Equal(m, szBzip2):
 		return bzip2.NewReader(byteReader(in)), nil
 	case bytes.Equal(m, szZstd):
-		return newZstd(in, maxWindow)
+		return newZstd(in, maxWindow) // not pooled: a folder's coders are not closed
 	case bytes.Equal(m, szLZMA):
 		if len(p) != 5 {
 			return nil, errSz("bad LZMA properties")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -203,5 +204,201 @@ func TestArchivesNestedIn7zAnd7zNestedInOthersAreWalked(t *testing.T) {
 				t.Errorf("%s: member %s = %q; members %v", name, m, res.members[m], slices.Sorted(maps.Keys(res.members)))
 			}
 		}
+	}
+}
+
+func TestSelfExtractingZipsAreOpenedWithAndWithoutZipA(t *testing.T) {
+	tool(t, "zip")
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"in/x.env": secret, "in/notes.txt": "notes"})
+	run(t, dir, "zip", "-qr", "payload.zip", "in")
+	payload, _ := os.ReadFile(filepath.Join(dir, "payload.zip"))
+	elf, err := os.ReadFile("/bin/true")
+	if err != nil || !bytes.HasPrefix(elf, []byte("\x7fELF")) {
+		t.Skip("no ELF executable to use as a stub")
+	}
+	script := []byte("#!/bin/sh\nexec unzip -o \"$0\"\n")
+	want := map[string]string{"in/x.env": secret, "in/notes.txt": "notes"}
+	for _, tt := range []struct {
+		name  string
+		stub  []byte
+		zipA  bool
+		tools []string
+	}{
+		{"elf.sfx", elf, false, nil},
+		{"elf-A.sfx", elf, true, nil},
+		{"script.sh", script, false, nil},
+		{"script-A.sh", script, true, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name)
+			if err := os.WriteFile(path, append(bytes.Clone(tt.stub), payload...), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tt.zipA {
+				run(t, dir, "zip", "-qA", tt.name) // offsets made absolute
+			}
+			data, _ := os.ReadFile(path)
+			if got := DetectFile(data[:HeadLen], bytes.NewReader(data), int64(len(data))); got != Zip {
+				t.Fatalf("DetectFile = %v, want zip", got)
+			}
+			if Detect(data[:HeadLen]) != None {
+				t.Errorf("Detect on the stub's head claims a format")
+			}
+			res := walkFile(t, path, tt.name, DefaultLimits())
+			if res.err != nil || len(res.warnings) != 0 {
+				t.Fatalf("err %v, warnings %v", res.err, res.warnings)
+			}
+			if !maps.Equal(res.members, withPrefix(tt.name+"!", want)) {
+				t.Errorf("members %v", res.members)
+			}
+		})
+	}
+	// An executable that is not a self-extractor stays a plain file, and
+	// costs at most two small reads of its end.
+	res := walkFile(t, "/bin/true", "true", DefaultLimits())
+	if len(res.members) != 1 || len(res.warnings) != 0 {
+		t.Errorf("/bin/true: members %d, warnings %v", len(res.members), res.warnings)
+	}
+}
+
+// The zstd samples were made by zstd 1.5.4 from a pipe, so that the frame
+// keeps the window it asks for (from a file, zstd shrinks it to the
+// file's size): 128 MiB for --long=27 and --ultra -22, 256 MiB for
+// --long=28. The text is a secret line and a log line, 400 times.
+func TestZstdLongAndUltraWindowsDecodeUnderTheDefaultWindow(t *testing.T) {
+	text := strings.Repeat(secret+"line of log text 0123456789\n", 400)
+	for _, tt := range []struct {
+		file   string
+		window int64 // the frame's window
+	}{
+		{"text-long27.zst", 128 << 20},  // zstd --long=27
+		{"text-ultra22.zst", 128 << 20}, // zstd --ultra -22
+		{"text-long28.zst", 256 << 20},  // zstd --long=28: past the standard presets
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			data := readTestdata(t, tt.file)
+			lim := DefaultLimits()
+			if tt.window > lim.MaxWindow {
+				res := walkAll(t, tt.file, data, lim)
+				assertBudgets(t, res.warnings, []BudgetError{be(tt.file, "", BudgetWindow, lim.MaxWindow)})
+				lim.MaxWindow = tt.window // a larger budget reads it
+			}
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			res := walkAll(t, tt.file, data, lim)
+			runtime.ReadMemStats(&after)
+			if res.err != nil || len(res.warnings) != 0 || res.members[tt.file] != text {
+				t.Fatalf("err %v, warnings %v, %d bytes", res.err, res.warnings, len(res.members[tt.file]))
+			}
+			// The stated bound: the decoder allocates the frame's window
+			// (it is backed only as it is written), and little else.
+			if alloc := int64(after.TotalAlloc - before.TotalAlloc); alloc > tt.window+16<<20 {
+				t.Errorf("allocated %d MiB for a %d MiB window", alloc>>20, tt.window>>20)
+			}
+		})
+	}
+}
+
+func TestMemberOverTheMemberBudgetIsCutAndItsSiblingsRead(t *testing.T) {
+	tool(t, "zip")
+	dir := t.TempDir()
+	big := strings.Repeat("x", 300<<10) + secret // the secret past the budget is lost, and said to be
+	writeTree(t, dir, map[string]string{"d/a.env": secret, "d/b.big": big, "d/c.env": secret})
+	run(t, dir, "zip", "-qr", "x.zip", "d/a.env", "d/b.big", "d/c.env")
+	run(t, dir, "tar", "cf", "x.tar", "d/a.env", "d/b.big", "d/c.env")
+	run(t, dir, "gzip", "-k", "x.tar")
+	lim := DefaultLimits()
+	lim.MaxMemberBytes = 100 << 10
+	for _, name := range []string{"x.zip", "x.tar", "x.tar.gz"} {
+		res := walkFile(t, filepath.Join(dir, name), name, lim)
+		if res.err != nil {
+			t.Fatal(res.err)
+		}
+		assertBudgets(t, res.warnings, []BudgetError{be(name, name+"!d/b.big", BudgetMemberBytes, 100<<10)})
+		if res.members[name+"!d/a.env"] != secret || res.members[name+"!d/c.env"] != secret ||
+			res.members[name+"!d/b.big"] != big[:100<<10] {
+			t.Errorf("%s: members %v", name, slices.Sorted(maps.Keys(res.members)))
+		}
+	}
+}
+
+func TestZeroFilledMemberDoesNotDropTheRest(t *testing.T) {
+	for _, name := range []string{"zip", "gzip", "bzip2", "xz", "zstd"} {
+		tool(t, name)
+	}
+	dir := t.TempDir()
+	mib := 80
+	if testing.Short() {
+		mib = 24
+	}
+	writeTree(t, dir, map[string]string{"d/a.env": secret, "d/c.env": secret})
+	if err := os.WriteFile(filepath.Join(dir, "d/b.img"), make([]byte, mib<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := []string{"d/a.env", "d/b.img", "d/c.env"}
+	run(t, dir, "zip", append([]string{"-q", "x.zip"}, files...)...)
+	run(t, dir, "tar", append([]string{"cf", "x.tar"}, files...)...)
+	run(t, dir, "gzip", "-k", "x.tar")
+	run(t, dir, "bzip2", "-k", "x.tar")
+	run(t, dir, "xz", "-k", "x.tar")
+	run(t, dir, "zstd", "-q", "x.tar")
+	for _, name := range []string{"x.zip", "x.tar.gz", "x.tar.bz2", "x.tar.xz", "x.tar.zst"} {
+		t.Run(name, func(t *testing.T) {
+			res := walkFile(t, filepath.Join(dir, name), name, DefaultLimits())
+			if res.err != nil || len(res.warnings) != 0 {
+				t.Fatalf("err %v, warnings %v", res.err, res.warnings)
+			}
+			if res.members[name+"!d/a.env"] != secret || res.members[name+"!d/c.env"] != secret ||
+				len(res.members[name+"!d/b.img"]) != mib<<20 {
+				t.Errorf("members %v", slices.Sorted(maps.Keys(res.members)))
+			}
+		})
+	}
+}
+
+// sqlDump is a database dump as exported tables look: the same INSERT
+// statement over and over, a CHAR(600) column of blanks, a key that
+// changes every 1000 rows, and a secret in the middle. 17 MiB of it
+// compress 337:1 with gzip -9, 3,000-9,000:1 with bzip2, xz and zstd.
+func sqlDump(mib int) string {
+	var b strings.Builder
+	row := "INSERT INTO events VALUES (%d,'2024-01-01 00:00:00','ok','" + strings.Repeat(" ", 600) + "');\n"
+	for i := 0; b.Len() < mib<<20; i++ {
+		if i == 1000 {
+			b.WriteString("-- " + secret)
+		}
+		fmt.Fprintf(&b, row, i/1000)
+	}
+	return b.String()
+}
+
+func TestHighlyCompressibleTextIsScannedWhole(t *testing.T) {
+	for _, name := range []string{"gzip", "bzip2", "xz", "zstd", "zip"} {
+		tool(t, name)
+	}
+	dir := t.TempDir()
+	dump := sqlDump(17)
+	writeTree(t, dir, map[string]string{"dump.sql": dump})
+	run(t, dir, "gzip", "-9", "-k", "dump.sql")
+	run(t, dir, "bzip2", "-9", "-k", "dump.sql")
+	run(t, dir, "xz", "-9", "-k", "dump.sql")
+	run(t, dir, "zstd", "-q", "-19", "dump.sql")
+	run(t, dir, "zip", "-q9", "dump.zip", "dump.sql")
+	for name, member := range map[string]string{"dump.sql.gz": "dump.sql.gz", "dump.sql.bz2": "dump.sql.bz2",
+		"dump.sql.xz": "dump.sql.xz", "dump.sql.zst": "dump.sql.zst", "dump.zip": "dump.zip!dump.sql"} {
+		t.Run(name, func(t *testing.T) {
+			fi, _ := os.Stat(filepath.Join(dir, name))
+			ratio := float64(len(dump)) / float64(fi.Size())
+			if ratio < 300 {
+				t.Fatalf("%s compresses only %.0f:1", name, ratio)
+			}
+			res := walkFile(t, filepath.Join(dir, name), name, DefaultLimits())
+			if res.err != nil || len(res.warnings) != 0 || res.members[member] != dump {
+				t.Fatalf("%.0f:1: err %v, warnings %v, %d of %d bytes", ratio, res.err, res.warnings, len(res.members[member]), len(dump))
+			}
+			t.Logf("%.0f:1 read whole", ratio)
+		})
 	}
 }

@@ -214,7 +214,7 @@ func (w *walker) push(path []string) *level {
 
 func (w *walker) pop(l *level) {
 	if l.zip != nil {
-		l.zip.close()
+		l.zip.close(w.lim.MaxWindow)
 	}
 	w.levels[l.index] = nil
 	w.levels = w.levels[:l.index]

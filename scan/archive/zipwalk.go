@@ -194,9 +194,9 @@ type zipDecoders struct {
 	zstd  *zstd.Decoder
 }
 
-func (z *zipDecoders) close() {
+func (z *zipDecoders) close(maxWindow int64) {
 	if z.zstd != nil {
-		z.zstd.Close()
+		putZstd(z.zstd, maxWindow)
 		z.zstd = nil
 	}
 }
@@ -228,7 +228,7 @@ func (w *walker) zipMember(l *level, d *zipDir, e *zipEntry) (io.Reader, error) 
 		dec = bzip2.NewReader(in.Reader)
 	case zipZstd:
 		if z.zstd == nil {
-			z.zstd, err = newZstd(in.Reader, w.lim.MaxWindow)
+			z.zstd, err = getZstd(in.Reader, w.lim.MaxWindow)
 		} else {
 			err = z.zstd.Reset(in.Reader)
 		}
