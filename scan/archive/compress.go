@@ -34,9 +34,11 @@ func (w *walker) walkCompressed(l *level, f Format, src *source) error {
 		return err
 	}
 	if Detect(head) == Tar {
+		rr.byMember, l.ratio = true, rr // judged member by member
 		if err := w.walkTar(l, br); err != nil {
 			return err
 		}
+		rr.byMember, l.ratio = false, nil
 		// Read on past the tar's end blocks to the stream's own end, so
 		// that its trailer is checked: a truncated or corrupt x.tar.gz is
 		// reported even when every member came out whole. The ratio meter

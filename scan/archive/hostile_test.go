@@ -328,7 +328,7 @@ func TestArchiveThatContainsItselfByNameStopsAtTheDepthBudget(t *testing.T) {
 	}
 }
 
-func TestManyTinyMembersHitTheEntriesBudget(t *testing.T) {
+func TestEntriesPastTheBudgetAreCountedAndNamed(t *testing.T) {
 	const n = 100_000
 	zipFiles := make([]rawMember, n)
 	tarFiles := make([]file, n)
@@ -344,13 +344,25 @@ func TestManyTinyMembersHitTheEntriesBudget(t *testing.T) {
 	for name, data := range samples {
 		t.Run(name, func(t *testing.T) {
 			v := walkCount(t, name, data, DefaultLimits())
-			if got := budgetsIn(t, v.warnings); len(got) != 1 || got[name] != BudgetEntries || v.members != 65536 {
-				t.Errorf("default limits: %d members, warnings %v", v.members, v.warnings)
+			if v.members != 65536 {
+				t.Errorf("default limits: %d members visited, want 65536", v.members)
+			}
+			// Each entry past the budget is named in a warning of its own.
+			named := map[string]bool{}
+			for _, w := range v.warnings {
+				var e *BudgetError
+				if !errors.As(w, &e) || e.Budget != BudgetEntries || e.Archive != name || named[e.Member] {
+					t.Fatalf("warning %v: want one entries warning per member past the budget", w)
+				}
+				named[e.Member] = true
+			}
+			if len(named) != n-65536 || !named[name+"!m65536"] || !named[name+"!m99999"] {
+				t.Errorf("%d entries named past the budget, want %d", len(named), n-65536)
 			}
 			lim := DefaultLimits()
 			lim.MaxEntries = -1
 			if v := walkCount(t, name, data, lim); v.members != n || v.bytes != n || len(v.warnings) != 0 {
-				t.Errorf("no entries budget: %d members, %d bytes, warnings %v", v.members, v.bytes, v.warnings)
+				t.Errorf("no entries budget: %d members, %d bytes, warnings %d", v.members, v.bytes, len(v.warnings))
 			}
 		})
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sync"
 	"time"
 )
 
@@ -33,7 +32,7 @@ var ErrNotRandomAccess = errors.New("archive: not a zip or 7z: read it with Walk
 //     across calls.
 //   - The io.ReaderAt given to Open must allow concurrent ReadAt calls, as
 //     *os.File and *bytes.Reader do.
-//   - Close releases the pooled decoders; call it once, after every Walk
+//   - Close ends the use of the archive: call it once, after every Walk
 //     has returned and no Next will follow.
 //
 // A part's members are named as Walk names them: "outer.zip!dir/file.txt",
@@ -59,8 +58,6 @@ type Archive struct {
 	openErr error // reported by the first Next
 	done    bool
 
-	mu   sync.Mutex
-	free []*zipDecoders
 }
 
 // Part is one unit of work of an Archive: a zip member, or the members of
@@ -271,47 +268,23 @@ func (a *Archive) Walk(ctx context.Context, p Part, visit VisitFunc, warn WarnFu
 	var err error
 	switch {
 	case a.zip != nil:
-		l.zip = a.decoders()
+		l.zip = getZipDecoders()
 		err = w.zipEntry(l, a.zip, &p.zip)
-		a.release(l.zip)
+		putZipDecoders(l.zip, a.rt.lim.MaxWindow)
 	case a.sz != nil:
 		err = w.szPart(l, a.sz, &p.sz)
 	}
 	w.levelDone(l)
 	w.levels = w.levels[:0]
+	w.release()
 	return w.finish(a.name, err)
 }
 
-// decoders returns a set of zip decoders from the pool, or a new one.
-func (a *Archive) decoders() *zipDecoders {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if n := len(a.free); n > 0 {
-		z := a.free[n-1]
-		a.free = a.free[:n-1]
-		return z
-	}
-	return &zipDecoders{src: newSource()}
-}
-
-func (a *Archive) release(z *zipDecoders) {
-	z.src.reset(nil)
-	a.mu.Lock()
-	a.free = append(a.free, z)
-	a.mu.Unlock()
-}
-
-// Close releases the decoders the parts have pooled. It does not close
-// the io.ReaderAt given to Open.
-func (a *Archive) Close() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, z := range a.free {
-		z.close(a.rt.lim.MaxWindow)
-	}
-	a.free = nil
-	return nil
-}
+// Close ends the use of the archive. Decoders are pooled package-wide, so
+// there is nothing left to release; Close is there so that callers need
+// not change if that changes. It does not close the io.ReaderAt given to
+// Open.
+func (a *Archive) Close() error { return nil }
 
 // errTrailing is the warning for bytes after a zip's end record.
 func errTrailing(n int64) error {

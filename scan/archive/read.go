@@ -58,22 +58,46 @@ func (s *source) consumed() int64 { return s.m.n - int64(s.Buffered()) }
 
 // ratioReader meters one decoder: past RatioFloor bytes out, more than
 // MaxRatio bytes out per compressed byte in is a bomb, and the scope the
-// decoder belongs to is over budget: a zip or 7z member's own (the next
-// member is read), or a stream's archive (nothing after the bomb can be
-// read without decoding it). It also turns a decoder's refusal of an
-// oversized window into the window budget of that scope.
+// decoder belongs to is over budget. For a zip member, that is the member:
+// the next one is read. For a stream holding a single file, the stream.
+// For a stream of several members (a compressed tar, a solid 7z folder),
+// the member being read: the meter is rebased at each member, so the
+// ratio judged is that member's own, and it is paused while the rest of a
+// skipped member is discarded (MaxArchiveBytes and the clock still
+// bound that), so that a zero-filled member does not cost the members
+// after it. It also turns a decoder's refusal of an oversized window into
+// the window budget of that scope.
 //
 // Its errors are sticky: once the decoder has failed, or ended, so has the
 // stream. A decoder asked again after an error may carry on as if nothing
 // happened (zstd does, past a truncated checksum), and a bufio.Reader's
 // Peek swallows the error it hits, so the next Read must see it again.
 type ratioReader struct {
-	w     *walker
-	scope int
-	r     io.Reader // the decoder
-	in    *source   // the decoder's input
-	out   int64
-	err   error
+	w      *walker
+	scope  int
+	r      io.Reader // the decoder
+	in     *source   // the decoder's input
+	out    int64
+	out0   int64 // output and input at the last rebase
+	in0    int64
+	paused bool // not judging: the rest of a skipped member is being discarded
+	// byMember leaves the judging to the member readers above (see
+	// memberReader): archive/tar keeps the first error its input returns
+	// for good, so the stream under a tar must never fail for a budget
+	// that covers one member only.
+	byMember bool
+	err      error
+}
+
+// rebase starts judging the ratio afresh from here: a new member.
+func (rr *ratioReader) rebase() { rr.out0, rr.in0 = rr.out, rr.in.consumed() }
+
+// over reports whether the output since the last rebase is past the floor
+// and the ratio.
+func (rr *ratioReader) over() bool {
+	lim := rr.w.lim
+	out := rr.out - rr.out0
+	return !rr.paused && out > lim.RatioFloor && float64(out) > lim.MaxRatio*float64(rr.in.consumed()-rr.in0)
 }
 
 func (rr *ratioReader) Read(p []byte) (int, error) {
@@ -87,7 +111,7 @@ func (rr *ratioReader) Read(p []byte) (int, error) {
 	rr.err = err
 	rr.out += int64(n)
 	lim := rr.w.lim
-	if rr.out > lim.RatioFloor && float64(rr.out) > lim.MaxRatio*float64(rr.in.consumed()) {
+	if !rr.byMember && rr.over() {
 		return n, rr.w.tripBudget(rr.scope, BudgetRatio, int64(lim.MaxRatio))
 	}
 	if err != nil && err != io.EOF {
@@ -158,6 +182,9 @@ func (m *memberReader) Read(p []byte) (int, error) {
 		}
 	}
 	m.n += int64(n)
+	if rr := m.l.ratio; rr != nil && !m.discard && rr.over() {
+		over = w.tripBudget(memberScope(m.l.index), BudgetRatio, int64(lim.MaxRatio))
+	}
 	if w.root.used.Add(int64(n)) > lim.MaxRootBytes && w.root.over() {
 		over = w.tripBudget(rootScope, BudgetRootBytes, lim.MaxRootBytes)
 	}

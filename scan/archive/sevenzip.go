@@ -475,12 +475,12 @@ func (w *walker) walkSeven(l *level, ra io.ReaderAt, size int64) error {
 }
 
 // szPart reads the members of one part of the 7z level l through its
-// folder's decoder. A member a budget of its own cuts short is skipped and
-// the folder read on to the next member; a decoder that fails, or that a
-// ratio or window budget stops, leaves the rest of the folder unreadable,
+// folder's decoder. A member a budget of its own cuts short (its bytes, or
+// its own inflation ratio) is skipped and the folder read on to the next
+// member; a decoder that fails leaves the rest of the folder unreadable,
 // and each member left is named.
 func (w *walker) szPart(l *level, z *szArchive, p *szPart) error {
-	var folder io.Reader
+	var folder *ratioReader
 	var dead error // why the rest of the folder cannot be read
 	if p.folder >= 0 {
 		rd, src, err := z.folderReader(z.h, p.folder, w.lim.MaxWindow)
@@ -512,6 +512,7 @@ func (w *walker) szPart(l *level, z *szArchive, p *szPart) error {
 		var r io.Reader = bytes.NewReader(nil)
 		var sub *exactReader
 		if f.sub >= 0 {
+			folder.rebase() // each member's ratio is its own
 			sub = &exactReader{r: folder, n: f.size}
 			r = sub
 			if f.check {
@@ -520,7 +521,7 @@ func (w *walker) szPart(l *level, z *szArchive, p *szPart) error {
 		}
 		mr := w.member(l, path, r)
 		err := w.stream(path, mr, nil, int64(min(f.size, math.MaxInt64)), mr)
-		if t := w.trip; t != nil && t.at == memberScope(l.index) && (t.budget == BudgetRatio || t.budget == BudgetWindow) {
+		if t := w.trip; t != nil && t.at == memberScope(l.index) && t.budget == BudgetWindow {
 			dead = &BudgetError{Archive: l.name, Budget: t.budget, Limit: t.limit}
 		}
 		if w.fatal != nil || w.trip != nil {
@@ -538,9 +539,11 @@ func (w *walker) szPart(l *level, z *szArchive, p *szPart) error {
 		if dead == nil && sub != nil && sub.n > 0 {
 			// The member was not read to its end (visit stopped, or a
 			// budget cut it): the next one starts after it.
+			folder.paused = true
 			if err := w.szSkip(l, path, sub); err != nil {
 				dead = err
 			}
+			folder.paused = false
 			if w.fatal != nil {
 				return w.fatal
 			}

@@ -56,6 +56,9 @@ func (w *walker) walkTar(l *level, src io.Reader) error {
 			}
 			continue
 		}
+		if l.ratio != nil {
+			l.ratio.rebase()
+		}
 		mr := w.member(l, path, tr)
 		if err := w.stream(path, mr, nil, hdr.Size, mr); err != nil && w.trip == nil {
 			return err

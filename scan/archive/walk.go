@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -100,6 +101,7 @@ func Walk(ctx context.Context, name string, r io.Reader, size int64, lim Limits,
 // *BudgetError), or when visit returns an error of its own.
 func (rt *Root) Walk(ctx context.Context, name string, r io.Reader, size int64, visit VisitFunc, warn WarnFunc) error {
 	w := newWalker(ctx, rt, visit, warn)
+	defer w.release()
 	path := []string{name}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -188,6 +190,7 @@ type level struct {
 	shared   bool      // acct is an Archive's, read by other walkers too
 	deadline time.Time // zero: no time budget
 	zip      *zipDecoders
+	ratio    *ratioReader // the meter of a compressed tar's stream, rebased per member
 }
 
 // account is what the walkers reading one archive share: the bytes it
@@ -214,7 +217,8 @@ func (w *walker) push(path []string) *level {
 
 func (w *walker) pop(l *level) {
 	if l.zip != nil {
-		l.zip.close(w.lim.MaxWindow)
+		putZipDecoders(l.zip, w.lim.MaxWindow)
+		l.zip = nil
 	}
 	w.levels[l.index] = nil
 	w.levels = w.levels[:l.index]
@@ -347,6 +351,11 @@ func (w *walker) finish(name string, err error) error {
 	return err
 }
 
+// sourcePool holds the sources of finished walks: a scan opens thousands
+// of small archives, and each would otherwise allocate its 32 KiB buffers
+// anew.
+var sourcePool = sync.Pool{New: func() any { return newSource() }}
+
 // getSource returns a source reading r: one per stream, reused, so that an
 // archive of 100,000 members does not allocate 100,000 buffers.
 func (w *walker) getSource(r io.Reader) *source {
@@ -354,7 +363,7 @@ func (w *walker) getSource(r io.Reader) *source {
 	if n := len(w.free); n > 0 {
 		s, w.free = w.free[n-1], w.free[:n-1]
 	} else {
-		s = newSource()
+		s = sourcePool.Get().(*source)
 	}
 	s.reset(r)
 	return s
@@ -363,6 +372,14 @@ func (w *walker) getSource(r io.Reader) *source {
 func (w *walker) putSource(s *source) {
 	s.reset(nil)
 	w.free = append(w.free, s)
+}
+
+// release hands the walk's sources back to the pool; the walk is over.
+func (w *walker) release() {
+	for _, s := range w.free {
+		sourcePool.Put(s)
+	}
+	w.free = nil
 }
 
 // stream looks at one named byte stream at depth len(w.levels): it opens

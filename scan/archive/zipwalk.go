@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
@@ -130,7 +131,7 @@ func (w *walker) walkZip(l *level, ra io.ReaderAt, size int64) error {
 	if d.trailing > 0 {
 		w.warn(&FormatError{Name: l.name, Err: errTrailing(d.trailing)})
 	}
-	l.zip = &zipDecoders{src: newSource()}
+	l.zip = getZipDecoders()
 	zl := newZipLister(l.name, d, w.lim.MaxEntries)
 	var e zipEntry
 	for {
@@ -194,11 +195,19 @@ type zipDecoders struct {
 	zstd  *zstd.Decoder
 }
 
-func (z *zipDecoders) close(maxWindow int64) {
+// zipDecoderPool holds the decoders of finished zip levels (their zstd
+// decoders go to the zstd pools, which are per window).
+var zipDecoderPool = sync.Pool{New: func() any { return &zipDecoders{src: newSource()} }}
+
+func getZipDecoders() *zipDecoders { return zipDecoderPool.Get().(*zipDecoders) }
+
+func putZipDecoders(z *zipDecoders, maxWindow int64) {
 	if z.zstd != nil {
 		putZstd(z.zstd, maxWindow)
 		z.zstd = nil
 	}
+	z.src.reset(nil)
+	zipDecoderPool.Put(z)
 }
 
 // zipMember returns a reader of e's decoded content: decoder, ratio meter
