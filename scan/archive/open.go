@@ -57,7 +57,6 @@ type Archive struct {
 	sl      *szLister
 	openErr error // reported by the first Next
 	done    bool
-
 }
 
 // Part is one unit of work of an Archive: a zip member, or the members of
