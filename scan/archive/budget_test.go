@@ -255,6 +255,40 @@ func TestRootBudgetIsSharedByConcurrentWalks(t *testing.T) {
 	}
 }
 
+// TestRootBudgetReadsOrdinaryTreesAndBoundsTreesOfBombs: past its floor, a
+// root decodes no more than MaxRatio times the compressed bytes it opened,
+// so sixty archives of text at a few to one are read whole however much
+// they decode, while sixty small bombs cost the floor and what their own
+// size buys at that ratio, not what they hold.
+func TestRootBudgetReadsOrdinaryTreesAndBoundsTreesOfBombs(t *testing.T) {
+	lim := DefaultLimits()
+	lim.MaxRootBytes, lim.MaxRatio = 1<<20, 100
+	text := []byte(benchText()[:256<<10]) // about 4:1
+	bomb := gzipOf(t, make([]byte, 256<<10))
+	for _, tt := range []struct {
+		name  string
+		data  []byte
+		whole bool
+	}{{"text.gz", gzipOf(t, text), true}, {"zeros.gz", bomb, false}} {
+		root := NewRoot(lim)
+		hits := 0
+		for i := range 60 {
+			hits += len(walkReaderRoot(t, root, itoa(i)+tt.name, tt.data).warnings)
+		}
+		in := int64(60 * len(tt.data))
+		if tt.whole {
+			if hits != 0 || root.Used() != 60*256<<10 {
+				t.Errorf("%s: %d warnings, %d bytes decoded: an ordinary tree is read whole", tt.name, hits, root.Used())
+			}
+			continue
+		}
+		bound := max(lim.MaxRootBytes, int64(lim.MaxRatio)*in) + 60*bufSize // one read of overshoot per walk
+		if hits == 0 || root.Used() > bound {
+			t.Errorf("%s: %d warnings, %d bytes decoded, want at most %d", tt.name, hits, root.Used(), bound)
+		}
+	}
+}
+
 func walkReaderRoot(t *testing.T, root *Root, name string, data []byte) result {
 	res := result{members: map[string]string{}}
 	res.err = root.Walk(context.Background(), name, bytes.NewReader(data), int64(len(data)), func(m Member, r io.Reader) error {

@@ -8,7 +8,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spindle-go/spindle/scan/archive"
 )
@@ -124,4 +127,58 @@ func ExampleDetect() {
 	// gzip
 	// none
 	// zip gzip zstd
+}
+
+// Open reads the members of a zip or 7z on several goroutines at once: one
+// goroutine lists the parts with Next, workers read them with Walk. The
+// budgets are shared by all the parts; a member a budget keeps from being
+// read is named in a warning, wherever it was going to be read.
+func ExampleRoot_Open() {
+	data := zipOf("a.env", "TOKEN=a", "b.env", "TOKEN=b", "c.env", "TOKEN=c")
+	root := archive.NewRoot(archive.DefaultLimits())
+	a, err := root.Open(context.Background(), "app.zip", bytes.NewReader(data), int64(len(data)))
+	if err != nil { // archive.ErrNotRandomAccess: a tar, a stream, a plain file; use Walk
+		fmt.Println("error:", err)
+		return
+	}
+	defer a.Close()
+
+	var mu sync.Mutex
+	found := map[string]string{}
+	visit := func(m archive.Member, r io.Reader) error {
+		b, err := io.ReadAll(r)
+		mu.Lock()
+		found[m.Name] = string(b)
+		mu.Unlock()
+		return err
+	}
+	warn := func(w error) { fmt.Println("warning:", w) } // called by Next and by the workers: lock if shared
+
+	parts := make(chan archive.Part)
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			for p := range parts {
+				if err := a.Walk(context.Background(), p, visit, warn); err != nil {
+					fmt.Println("error:", err)
+				}
+			}
+		})
+	}
+	for {
+		p, err := a.Next(context.Background(), warn)
+		if err != nil { // io.EOF at the end
+			break
+		}
+		parts <- p
+	}
+	close(parts)
+	wg.Wait()
+	for _, name := range slices.Sorted(maps.Keys(found)) {
+		fmt.Println(name, found[name])
+	}
+	// Output:
+	// app.zip!a.env TOKEN=a
+	// app.zip!b.env TOKEN=b
+	// app.zip!c.env TOKEN=c
 }

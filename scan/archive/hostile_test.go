@@ -47,22 +47,6 @@ func walkCount(t *testing.T, name string, data []byte, lim Limits) visited {
 	return v
 }
 
-// budgetsIn returns the budgets of the *BudgetError warnings and fails on
-// any other warning.
-func budgetsIn(t *testing.T, warnings []error) map[string]Budget {
-	t.Helper()
-	got := map[string]Budget{}
-	for _, w := range warnings {
-		var be *BudgetError
-		if !errors.As(w, &be) {
-			t.Errorf("unexpected warning %v", w)
-			continue
-		}
-		got[be.Archive] = be.Budget
-	}
-	return got
-}
-
 // bombLimits are budgets small enough that every bomb below hits them in
 // milliseconds, with the shape of the defaults: a ratio floor under the
 // member budget, a member budget under the archive's.

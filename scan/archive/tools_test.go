@@ -2,8 +2,10 @@ package archive
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -420,6 +422,47 @@ func TestHighlyCompressibleTextIsScannedWhole(t *testing.T) {
 				t.Fatalf("%.0f:1: err %v, warnings %v, %d of %d bytes", ratio, res.err, res.warnings, len(res.members[member]), len(dump))
 			}
 			t.Logf("%.0f:1 read whole", ratio)
+		})
+	}
+}
+
+// The files of Go's own source tree that the old 128:1 ratio limit skipped
+// as bombs are read whole.
+func TestCompressedTestdataInGoSourceIsReadWhole(t *testing.T) {
+	goroot, err := exec.Command(tool(t, "go"), "env", "GOROOT").Output()
+	if err != nil {
+		t.Skip("no go env GOROOT")
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	for _, tt := range []struct {
+		path string
+		size int
+		long bool // seconds of bzip2 on a loaded machine
+	}{
+		{"encoding/json/internal/jsontest/testdata/citm_catalog.json.zst", 1727204, false}, // 176:1
+		{"regexp/testdata/re2-exhaustive.txt.bz2", 64498725, true},                         // 150:1
+	} {
+		t.Run(filepath.Base(tt.path), func(t *testing.T) {
+			if tt.long && testing.Short() {
+				t.Skip("long")
+			}
+			path := filepath.Join(src, tt.path)
+			if _, err := os.Stat(path); err != nil {
+				t.Skip("not in this Go tree")
+			}
+			f, _ := os.Open(path)
+			defer f.Close()
+			fi, _ := f.Stat()
+			var n int64
+			var warnings []error
+			err := Walk(context.Background(), tt.path, f, fi.Size(), DefaultLimits(), func(m Member, r io.Reader) error {
+				c, err := io.Copy(io.Discard, r)
+				n += c
+				return err
+			}, func(err error) { warnings = append(warnings, err) })
+			if err != nil || len(warnings) != 0 || n != int64(tt.size) {
+				t.Errorf("err %v, warnings %v, %d of %d bytes", err, warnings, n, tt.size)
+			}
 		})
 	}
 }
