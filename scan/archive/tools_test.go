@@ -337,6 +337,9 @@ func TestZeroFilledMemberDoesNotDropTheRest(t *testing.T) {
 	// 1,032:1, so its zeros are read whole. Small: a 1 MiB floor and
 	// 6 MiB of zeros; in full: the defaults and 80 MiB.
 	mib, lim := 6, DefaultLimits()
+	if raceEnabled {
+		mib = 3
+	}
 	lim.RatioFloor = 1 << 20
 	if !testing.Short() {
 		mib, lim = 80, DefaultLimits()
@@ -401,6 +404,9 @@ func TestHighlyCompressibleTextIsScannedWhole(t *testing.T) {
 	mib := 17 // the size of the dump in the report; xz -9 and bzip2 -9 take seconds on it
 	if testing.Short() {
 		mib = 4
+		if raceEnabled {
+			mib = 2
+		}
 	}
 	dump := sqlDump(mib)
 	writeTree(t, dir, map[string]string{"dump.sql": dump})
