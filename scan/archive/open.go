@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,13 +43,22 @@ var ErrNotRandomAccess = errors.New("archive: not a zip or 7z: read it with Walk
 // the archive (MaxArchiveBytes, MaxDuration, the root budget) stops every
 // part, and each member it keeps from being read is named in a warning,
 // by Walk for the parts it was given and by Next for the rest.
+//
+// MaxDuration bounds the time spent reading the archive's parts, summed
+// over the goroutines that read them, rather than the time since Open: a
+// part waiting in a caller's queue costs nothing, and an archive read by
+// eight goroutines at once has used its time after a eighth of the wall
+// time.
 type Archive struct {
 	rt       *Root
 	name     string
 	path     []string
-	format   Format
-	acct     account
-	deadline time.Time
+	format Format
+	acct   account
+	// busy is the time spent in Walk calls that have returned, summed:
+	// MaxDuration bounds the work done on the archive, not the time its
+	// parts wait in a caller's queues.
+	busy atomic.Int64
 
 	// Listing state: Next's alone.
 	zip     *zipDir
@@ -93,9 +103,6 @@ func (rt *Root) Open(ctx context.Context, name string, ra io.ReaderAt, size int6
 		return nil, ErrNotRandomAccess
 	}
 	a := &Archive{rt: rt, name: name, path: []string{name}, format: f}
-	if d := rt.lim.MaxDuration; d < math.MaxInt64 {
-		a.deadline = time.Now().Add(d)
-	}
 	rt.in.Add(size)
 	if rt.over() {
 		a.openErr = &BudgetError{Archive: name, Budget: BudgetRootBytes, Limit: rt.lim.MaxRootBytes}
@@ -240,7 +247,7 @@ func (a *Archive) stopCause() *stopCause {
 	if c := a.acct.stop.Load(); c != nil {
 		return c
 	}
-	if !a.deadline.IsZero() && time.Now().After(a.deadline) {
+	if d := a.rt.lim.MaxDuration; d < math.MaxInt64 && a.busy.Load() > int64(d) {
 		c := &stopCause{budget: BudgetDuration, limit: int64(a.rt.lim.MaxDuration)}
 		a.acct.stop.CompareAndSwap(nil, c)
 		return a.acct.stop.Load()
@@ -262,7 +269,15 @@ func (a *Archive) Walk(ctx context.Context, p Part, visit VisitFunc, warn WarnFu
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	l := &level{name: a.name, path: a.path, acct: &a.acct, shared: true, deadline: a.deadline}
+	// The part may use what is left of the archive's time; parts read at
+	// once each see the time left when they started, so together they may
+	// pass the budget by up to one part's time each.
+	start := time.Now()
+	defer func() { a.busy.Add(int64(time.Since(start))) }()
+	l := &level{name: a.name, path: a.path, acct: &a.acct, shared: true}
+	if d := a.rt.lim.MaxDuration; d < math.MaxInt64 {
+		l.deadline = start.Add(d - time.Duration(a.busy.Load()))
+	}
 	w.levels = append(w.levels, l)
 	var err error
 	switch {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // parallelResult is what reading an Archive's parts on several goroutines
@@ -294,6 +295,56 @@ func TestArchiveStressUnderRace(t *testing.T) {
 					t.Fatalf("%s: warning %v", name, w)
 				}
 			}
+		}
+	}
+}
+
+// TestArchiveClockCountsWorkNotWaiting: MaxDuration bounds the time spent
+// reading an Archive's parts, summed, so parts that wait to be read cost
+// nothing, and slow parts use the time up.
+func TestArchiveClockCountsWorkNotWaiting(t *testing.T) {
+	var files []file
+	for i := range 8 {
+		files = append(files, file{"m" + itoa(i), "x"})
+	}
+	data := zipOf(t, zipDeflate, files...)
+	lim := DefaultLimits()
+	lim.MaxDuration = 100 * time.Millisecond
+	for _, tt := range []struct {
+		name        string
+		wait, spend time.Duration
+		read        int
+	}{
+		{"waiting", 20 * time.Millisecond, 0, 8}, // 160 ms of waiting: every part read
+		{"working", 0, 25 * time.Millisecond, 3}, // 25 ms a part: the third passes 60 ms
+	} {
+		a, err := NewRoot(lim).Open(context.Background(), "x.zip", bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, named := 0, 0
+		warn := func(err error) {
+			var e *BudgetError
+			if errors.As(err, &e) && e.Budget == BudgetDuration && e.Member != "" {
+				named++
+			} else {
+				t.Errorf("%s: warning %v", tt.name, err)
+			}
+		}
+		for {
+			p, err := a.Next(context.Background(), warn)
+			if err != nil {
+				break
+			}
+			time.Sleep(tt.wait)
+			a.Walk(context.Background(), p, func(Member, io.Reader) error {
+				read++
+				time.Sleep(tt.spend)
+				return nil
+			}, warn)
+		}
+		if read != tt.read || read+named != 8 {
+			t.Errorf("%s: %d read, %d named, want %d read and the rest named", tt.name, read, named, tt.read)
 		}
 	}
 }
