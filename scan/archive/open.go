@@ -50,9 +50,9 @@ var ErrNotRandomAccess = errors.New("archive: not a zip or 7z: read it with Walk
 // eight goroutines at once has used its time after a eighth of the wall
 // time.
 type Archive struct {
-	rt       *Root
-	name     string
-	path     []string
+	rt     *Root
+	name   string
+	path   []string
 	format Format
 	acct   account
 	// busy is the time spent in Walk calls that have returned, summed:

@@ -316,7 +316,7 @@ func TestArchiveClockCountsWorkNotWaiting(t *testing.T) {
 		read        int
 	}{
 		{"waiting", 20 * time.Millisecond, 0, 8}, // 160 ms of waiting: every part read
-		{"working", 0, 25 * time.Millisecond, 3}, // 25 ms a part: the third passes 60 ms
+		{"working", 0, 70 * time.Millisecond, 2}, // 70 ms a part: the second passes 100 ms
 	} {
 		a, err := NewRoot(lim).Open(context.Background(), "x.zip", bytes.NewReader(data), int64(len(data)))
 		if err != nil {
