@@ -77,7 +77,9 @@
 // out per member (MaxMemberBytes, where a scanner puts its maximum file
 // size), per archive (MaxArchiveBytes, which covers the archives nested in
 // it too, so that 42.zip's nesting cannot multiply it), per root; entries
-// per archive; depth; a clock per archive. The inflation ratio only guards
+// per archive; depth; a clock per archive (for an Archive read in parts,
+// the time spent reading them, summed, so that waiting in a queue costs
+// nothing). The inflation ratio only guards
 // output past an absolute size: a decoder may produce RatioFloor bytes
 // (64 MiB) before MaxRatio (2,000:1) applies to it, so a 17 MB SQL dump
 // gzipped at 337:1 is read whole, as are the files of Go's own source

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -21,8 +22,9 @@ var spoolSeq atomic.Uint64
 // only, with the temporary attribute, which keeps it in the cache.
 func createSpool(dir string) (*os.File, error) {
 	for range 100 {
-		name := filepath.Join(dir, "spindle-archive-"+strconv.Itoa(os.Getpid())+"-"+
-			strconv.FormatInt(time.Now().UnixNano(), 36)+"-"+strconv.FormatUint(spoolSeq.Add(1), 10)+".spool")
+		unique := strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "-" +
+			strconv.FormatUint(spoolSeq.Add(1), 10)
+		name := filepath.Join(dir, strings.Replace(spoolPattern, "*", unique, 1))
 		p, err := windows.UTF16PtrFromString(name)
 		if err != nil {
 			return nil, err

@@ -2,17 +2,20 @@ package archive
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
@@ -242,11 +245,12 @@ func openFilesIn(dir string) []string {
 	return files
 }
 
-func TestSpoolFileIsRemovedWhenVisitPanics(t *testing.T) {
+func TestSpoolFileIsClosedWhenVisitPanics(t *testing.T) {
 	dir := t.TempDir()
 	lim := DefaultLimits()
 	lim.SpoolMemory, lim.TempDir = -1, dir
 	data := zipOf(t, zipDeflate, file{"a.txt", secret})
+	var during []string
 	func() {
 		defer func() {
 			if recover() == nil {
@@ -254,10 +258,18 @@ func TestSpoolFileIsRemovedWhenVisitPanics(t *testing.T) {
 			}
 		}()
 		Walk(context.Background(), "x.zip", plainReader{bytes.NewReader(data)}, -1, lim,
-			func(Member, io.Reader) error { panic("visit") }, nil)
+			func(Member, io.Reader) error { during = openFilesIn(dir); panic("visit") }, nil)
 	}()
 	if after, _ := os.ReadDir(dir); len(after) != 0 {
 		t.Errorf("temp dir not empty after a panic: %v", after)
+	}
+	if runtime.GOOS == "linux" {
+		if len(during) != 1 {
+			t.Fatalf("open spool files while visiting: %v, want one", during)
+		}
+		if after := openFilesIn(dir); len(after) != 0 {
+			t.Errorf("spool file still open after the panic: %v", after)
+		}
 	}
 }
 
@@ -396,5 +408,43 @@ func TestZipEndRecordIsFoundPastCommentsAndTrailingData(t *testing.T) {
 		if res.members[tt.name+"!a.txt"] != secret || len(res.warnings) != tt.warnings {
 			t.Errorf("%s: members %q, warnings %v", tt.name, res.members, res.warnings)
 		}
+	}
+}
+
+// TestSpoolLeavesNothingWhenKilled kills, with SIGKILL, a process that is
+// in the middle of walking a spooled zip, and finds nothing left in its
+// temp dir: no decoded content for anyone to read, nothing to clean up.
+func TestSpoolLeavesNothingWhenKilled(t *testing.T) {
+	if dir := os.Getenv("ARCHIVE_SPOOL_CHILD"); dir != "" {
+		lim := DefaultLimits()
+		lim.SpoolMemory, lim.TempDir = -1, dir
+		data := zipOf(t, zipDeflate, file{"a.txt", secret})
+		Walk(context.Background(), "x.zip", plainReader{bytes.NewReader(data)}, -1, lim, func(Member, io.Reader) error {
+			os.Stdout.WriteString("visiting\n")
+			time.Sleep(time.Minute) // killed here
+			return nil
+		}, nil)
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSpoolLeavesNothingWhenKilled$")
+	cmd.Env = append(os.Environ(), "ARCHIVE_SPOOL_CHILD="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "visiting\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child said %q", line)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left behind by a killed walk: %v", left)
 	}
 }
