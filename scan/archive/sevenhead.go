@@ -124,9 +124,30 @@ type szHeader struct {
 	names       []byte // UTF-16LE, each name NUL-terminated; nil: no names
 }
 
-// szReader reads the header's bytes.
+// szReader reads the header's bytes, and charges what the parse
+// allocates against left, the memory the header may cost.
 type szReader struct {
-	b []byte
+	b    []byte
+	left *int64
+}
+
+// szMemoryPerHeaderByte bounds what parsing a header may allocate, per
+// byte of MaxHeaderBytes. A folder of one coder takes about 11 header
+// bytes and 240 bytes of memory once parsed (22 to 1); a header made to
+// amplify, folders of 3 bytes each, reaches 100 to 1, and is stopped at 8.
+const szMemoryPerHeaderByte = 8
+
+// errSzMemory is a header whose parse would allocate more than it may.
+var errSzMemory = errSz("header would take more memory than its budget allows")
+
+// alloc charges n elements of size bytes, or refuses them.
+func (r *szReader) alloc(n int, size uintptr) error {
+	c := int64(n) * int64(size)
+	if c > *r.left {
+		return errSzMemory
+	}
+	*r.left -= c
+	return nil
 }
 
 func (r *szReader) byte() (byte, error) {
@@ -202,6 +223,9 @@ func (r *szReader) definedVector(n int) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.alloc(n, 1); err != nil {
+		return nil, err
+	}
 	v := make([]bool, n)
 	if all != 0 {
 		for i := range v {
@@ -224,6 +248,9 @@ func bitAt(v []byte, i int) bool { return i/8 < len(v) && v[i/8]&(0x80>>(i%8)) !
 func (r *szReader) digests(n int) (crcs []uint32, has []bool, err error) {
 	has, err = r.definedVector(n)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.alloc(n, 4); err != nil {
 		return nil, nil, err
 	}
 	crcs = make([]uint32, n)
@@ -296,7 +323,7 @@ func (r *szReader) filesInfo(h *szHeader) error {
 		if err != nil {
 			return err
 		}
-		p := &szReader{b: body}
+		p := &szReader{b: body, left: r.left}
 		switch id {
 		case szEmptyStream:
 			if h.emptyStream, err = p.bitVector(n); err != nil {
@@ -325,9 +352,10 @@ func (r *szReader) filesInfo(h *szHeader) error {
 	}
 }
 
-// parseSzHeader parses a plain header (its id byte already read).
-func parseSzHeader(b []byte) (*szHeader, error) {
-	r := &szReader{b: b}
+// parseSzHeader parses a plain header (its id byte already read),
+// allocating no more than left bytes.
+func parseSzHeader(b []byte, left *int64) (*szHeader, error) {
+	r := &szReader{b: b, left: left}
 	h := &szHeader{}
 	for {
 		id, err := r.byte()
@@ -355,7 +383,7 @@ func parseSzHeader(b []byte) (*szHeader, error) {
 				}
 			}
 		case szAdditionalStreamsInfo:
-			if err := r.streamsInfo(&szHeader{}); err != nil {
+			if err := r.streamsInfo(&szHeader{}); err != nil { // parsed to be passed over
 				return nil, err
 			}
 		case szMainStreamsInfo:

@@ -1,6 +1,9 @@
 package archive
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // This file parses a 7z StreamsInfo: where the packed streams are, the
 // folders (coder chains) that decode them, and the substreams, the
@@ -42,6 +45,9 @@ func (r *szReader) packInfo(h *szHeader) error {
 	if err != nil {
 		return err
 	}
+	if err := r.alloc(n, 8); err != nil {
+		return err
+	}
 	h.packSizes = make([]uint64, n)
 	for {
 		id, err := r.byte()
@@ -77,6 +83,9 @@ func (r *szReader) unpackInfo(h *szHeader) error {
 	}
 	if ext, err := r.byte(); err != nil || ext != 0 {
 		return errSz("external folders are not supported")
+	}
+	if err := r.alloc(n, unsafe.Sizeof(szFolder{})); err != nil {
+		return err
 	}
 	h.folders = make([]szFolder, n)
 	pack := 0
@@ -135,6 +144,9 @@ func (r *szReader) folder(f *szFolder) error {
 	if n == 0 || n > szMaxCoders {
 		return errSz("bad number of coders")
 	}
+	if err := r.alloc(n, unsafe.Sizeof(szCoder{})); err != nil {
+		return err
+	}
 	f.coders = make([]szCoder, n)
 	in, out := 0, 0
 	for i := range f.coders {
@@ -178,6 +190,9 @@ func (r *szReader) folder(f *szFolder) error {
 		out += c.numOut
 	}
 	nb := out - 1
+	if err := r.alloc(2*nb+in, 8); err != nil { // the bind pairs and the packed streams
+		return err
+	}
 	f.bindIn, f.bindOut = make([]int, nb), make([]int, nb)
 	for i := range nb {
 		a, err := r.number()
@@ -246,6 +261,9 @@ func (r *szReader) subStreamsInfo(h *szHeader) error {
 		if total > len(r.b)+len(h.folders) {
 			return errSz("more substreams than the header can describe")
 		}
+	}
+	if err := r.alloc(total, 8+4+1+8); err != nil { // sizes, CRCs, and the list of those to read
+		return err
 	}
 	h.subSizes = make([]uint64, total)
 	for i := range h.folders {

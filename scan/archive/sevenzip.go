@@ -119,25 +119,38 @@ func openSz(ra io.ReaderAt, size int64, lim *Limits) (z *szArchive, lost bool, e
 	if crc32.ChecksumIEEE(raw) != crc {
 		return nil, true, errSz("header CRC mismatch")
 	}
+	left := szMemoryPerHeaderByte * lim.MaxHeaderBytes
+	if lim.MaxHeaderBytes > math.MaxInt64/szMemoryPerHeaderByte {
+		left = math.MaxInt64
+	}
 	if raw[0] == szEncodedHeader {
-		if raw, err = z.decodeHeader(raw[1:], lim); err != nil {
-			return nil, true, err
+		if raw, err = z.decodeHeader(raw[1:], lim, &left); err != nil {
+			return nil, true, szMemoryBudget(err, lim)
 		}
 	}
 	if len(raw) == 0 || raw[0] != szIDHeader {
 		return nil, true, errSz("bad header")
 	}
-	if z.h, err = parseSzHeader(raw[1:]); err != nil {
-		return nil, true, err
+	if z.h, err = parseSzHeader(raw[1:], &left); err != nil {
+		return nil, true, szMemoryBudget(err, lim)
 	}
 	return z, false, nil
 }
 
+// szMemoryBudget turns a header too costly to parse into the header
+// budget.
+func szMemoryBudget(err error, lim *Limits) error {
+	if err == errSzMemory {
+		return &szBudgetError{BudgetHeader, lim.MaxHeaderBytes}
+	}
+	return err
+}
+
 // decodeHeader decodes an encoded header: a StreamsInfo describing the one
 // folder whose output is the header.
-func (z *szArchive) decodeHeader(b []byte, lim *Limits) ([]byte, error) {
+func (z *szArchive) decodeHeader(b []byte, lim *Limits, left *int64) ([]byte, error) {
 	eh := &szHeader{}
-	r := &szReader{b: b}
+	r := &szReader{b: b, left: left}
 	if err := r.streamsInfo(eh); err != nil {
 		return nil, err
 	}

@@ -77,3 +77,31 @@ func TestSevenZipHeaderAndWindowBudgets(t *testing.T) {
 		t.Errorf("members %v", res.members)
 	}
 }
+
+// TestSevenZipHeaderMemoryIsBoundedByItsBudget: a header of 20,000 folders
+// of 3 bytes each (no method, one coder) would parse into 100 times its
+// size; the parse stops at 8 times MaxHeaderBytes with the header budget.
+func TestSevenZipHeaderMemoryIsBoundedByItsBudget(t *testing.T) {
+	const n = 20000
+	hdr := []byte{szIDHeader, szMainStreamsInfo, szUnpackInfo, szIDFolder, 0xc0 | n>>16, n & 0xff, n >> 8 & 0xff, 0}
+	for range n {
+		hdr = append(hdr, 1, 0) // one coder, method id of 0 bytes
+	}
+	hdr = append(hdr, szCodersUnpackSize)
+	for range n {
+		hdr = append(hdr, 1)
+	}
+	hdr = append(hdr, szEnd, szEnd, szEnd)
+	data := sevenZipWithHeader(hdr)
+	lim := DefaultLimits()
+	lim.MaxHeaderBytes = 64 << 10
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := walkAll(t, "amplify.7z", data, lim)
+	runtime.ReadMemStats(&after)
+	assertBudgets(t, res.warnings, []BudgetError{be("amplify.7z", "", BudgetHeader, 64<<10)})
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*szMemoryPerHeaderByte*64<<10 {
+		t.Errorf("allocated %d bytes", alloc)
+	}
+}
