@@ -182,3 +182,13 @@ func ExampleRoot_Open() {
 	// app.zip!b.env TOKEN=b
 	// app.zip!c.env TOKEN=c
 }
+
+// DetectFile finds what Detect cannot see in a file's first bytes: a zip
+// appended to an executable or script, a self-extracting archive.
+func ExampleDetectFile() {
+	sfx := append([]byte("#!/bin/sh\nexec unzip -o \"$0\"\n"), zipOf("x.env", "TOKEN=abc")...)
+	head := sfx[:min(len(sfx), archive.HeadLen)]
+	fmt.Println(archive.Detect(head), archive.DetectFile(head, bytes.NewReader(sfx), int64(len(sfx))))
+	// Output:
+	// none zip
+}
