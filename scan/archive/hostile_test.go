@@ -398,3 +398,44 @@ func TestZipCentralDirectoryIsStreamedNotHeld(t *testing.T) {
 		t.Errorf("live heap grew by %d bytes over %d entries", grown, n)
 	}
 }
+
+// TestRatioIsJudgedBetweenBoundedReads: a caller that reads a bomb into a
+// large buffer gets no more of it past the floor than one bounded read.
+func TestRatioIsJudgedBetweenBoundedReads(t *testing.T) {
+	lim := DefaultLimits()
+	lim.RatioFloor, lim.MaxRatio = 1<<20, 100 // gzip of zeros is 1,000:1: past this
+	for name, data := range map[string][]byte{
+		// ulikunitz/xz returns as much as it has decoded, megabytes a call;
+		// klauspost's gzip returns at most its window.
+		"zeros.xz":     readTestdata(t, "zero256m.xz"),
+		"zeros.gz":     gzipOf(t, make([]byte, 32<<20)),
+		"zeros.tar.gz": gzipOf(t, tarOf(t, file{"z", string(make([]byte, 32<<20))}, file{"after.txt", "a"})),
+	} {
+		got := map[string]int{}
+		var warnings []error
+		buf := make([]byte, 16<<20)
+		err := Walk(context.Background(), name, bytes.NewReader(data), int64(len(data)), lim, func(m Member, r io.Reader) error {
+			for {
+				n, err := r.Read(buf)
+				got[m.Name] += n
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+			}
+		}, func(err error) { warnings = append(warnings, err) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for member, n := range got {
+			if n > int(lim.RatioFloor)+512<<10 && member != name+"!after.txt" {
+				t.Errorf("%s: %s: %d bytes visited past a %d floor", name, member, n, lim.RatioFloor)
+			}
+		}
+		if len(warnings) != 1 || strings.HasSuffix(name, ".tar.gz") && got[name+"!after.txt"] != 1 {
+			t.Errorf("%s: warnings %v, visited %v", name, warnings, got)
+		}
+	}
+}

@@ -89,6 +89,11 @@ type ratioReader struct {
 	err      error
 }
 
+// ratioStep caps what one read may ask of a decoder: the ratio is judged
+// between reads, so a caller reading into a large buffer (io.ReadAll grows
+// its own to megabytes) would otherwise get that much of a bomb first.
+const ratioStep = 256 << 10
+
 // rebase starts judging the ratio afresh from here: a new member.
 func (rr *ratioReader) rebase() { rr.out0, rr.in0 = rr.out, rr.in.consumed() }
 
@@ -106,6 +111,9 @@ func (rr *ratioReader) Read(p []byte) (int, error) {
 	}
 	if rr.err != nil {
 		return 0, rr.err
+	}
+	if len(p) > ratioStep {
+		p = p[:ratioStep]
 	}
 	n, err := rr.r.Read(p)
 	rr.err = err
