@@ -6,13 +6,19 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-func TestEachBudgetIsHitOnceAndSkipsTheRestOfItsArchive(t *testing.T) {
+// be is a short way to write the budget warning a test expects.
+func be(archive, member string, b Budget, limit int64) BudgetError {
+	return BudgetError{Archive: archive, Member: member, Budget: b, Limit: limit}
+}
+
+func TestEachBudgetSkipsWhatItCoversAndTheWalkGoesOn(t *testing.T) {
 	hundred := strings.Repeat("x", 100)
 	ten := make([]file, 10)
 	for i := range ten {
@@ -20,53 +26,78 @@ func TestEachBudgetIsHitOnceAndSkipsTheRestOfItsArchive(t *testing.T) {
 	}
 	innerZip := zipOf(t, zipDeflate, ten...)
 	zeros := gzipOf(t, make([]byte, 4<<20))
+	rootTar := tarOf(t, file{"a", hundred}, file{"b", hundred}, file{"c", hundred})
+	entriesPast := func(archive string, from int) []BudgetError {
+		var w []BudgetError
+		for i := from; i < 10; i++ {
+			w = append(w, be(archive, archive+"!m"+itoa(i)+".txt", BudgetEntries, 3))
+		}
+		return w
+	}
 	tests := []struct {
-		name    string
-		data    []byte
-		stream  bool // hide ReadAt, so that a zip is spooled
-		lim     func(*Limits)
-		visit   func(Member, io.Reader) // after the member is read; nil: nothing
-		want    map[string]string       // members visited, with the bytes read
-		budget  Budget
-		archive string
-		limit   int64
+		name   string
+		file   string
+		data   []byte
+		stream bool // hide ReadAt, so that a zip is spooled
+		lim    func(*Limits)
+		visit  func(Member, io.Reader) // after the member is read; nil: nothing
+		want   map[string]string       // members visited, with the bytes read
+		warns  []BudgetError
 	}{
-		{name: "x.zip", data: zipOf(t, zipDeflate, ten...), lim: func(l *Limits) { l.MaxEntries = 3 },
-			want:   map[string]string{"x.zip!m0.txt": "m", "x.zip!m1.txt": "m", "x.zip!m2.txt": "m"},
-			budget: BudgetEntries, archive: "x.zip", limit: 3},
-		{name: "x.tar", data: tarOf(t, file{"big.txt", strings.Repeat("b", 1000)}, file{"after.txt", "a"}),
-			lim:    func(l *Limits) { l.MaxMemberBytes = 100 },
-			want:   map[string]string{"x.tar!big.txt": strings.Repeat("b", 100)},
-			budget: BudgetMemberBytes, archive: "x.tar", limit: 100},
-		{name: "x.tar", data: tarOf(t, file{"a", hundred}, file{"b", hundred}, file{"c", hundred}, file{"d", hundred}),
-			lim:    func(l *Limits) { l.MaxArchiveBytes = 250 },
-			want:   map[string]string{"x.tar!a": hundred, "x.tar!b": hundred, "x.tar!c": hundred[:50]},
-			budget: BudgetArchiveBytes, archive: "x.tar", limit: 250},
-		{name: "x.zip", data: zipOf(t, zipDeflate, file{"a", hundred}), stream: true,
-			lim:    func(l *Limits) { l.MaxArchiveBytes = 50 },
-			want:   map[string]string{},
-			budget: BudgetArchiveBytes, archive: "x.zip", limit: 50},
-		{name: "x.tar", data: tarOf(t, file{"a", hundred}, file{"b", hundred}, file{"c", hundred}),
-			lim:    func(l *Limits) { l.MaxRootBytes = 150 },
-			want:   map[string]string{"x.tar!a": hundred, "x.tar!b": hundred},
-			budget: BudgetRootBytes, archive: "x.tar", limit: 150},
-		{name: "zeros.gz", data: zeros,
-			budget: BudgetRatio, archive: "zeros.gz", limit: 128},
-		{name: "x.tar.gz", data: gzipOf(t, tarOf(t, file{"a", "a"}, file{"b", "b"})),
-			lim:    func(l *Limits) { l.MaxDuration = 5 * time.Millisecond },
-			visit:  func(Member, io.Reader) { time.Sleep(20 * time.Millisecond) },
-			want:   map[string]string{"x.tar.gz!a": "a"},
-			budget: BudgetDuration, archive: "x.tar.gz", limit: int64(5 * time.Millisecond)},
-		// A budget hit inside a nested archive skips the rest of that
-		// archive only: the outer one goes on with after.txt.
-		{name: "outer.tar", data: tarOf(t, file{"inner.zip", string(innerZip)}, file{"after.txt", "a"}),
-			lim: func(l *Limits) { l.MaxEntries = 3 },
+		{name: "entries are counted and named past the budget", file: "x.zip", data: zipOf(t, zipDeflate, ten...),
+			lim:   func(l *Limits) { l.MaxEntries = 3 },
+			want:  map[string]string{"x.zip!m0.txt": "m", "x.zip!m1.txt": "m", "x.zip!m2.txt": "m"},
+			warns: entriesPast("x.zip", 3)},
+		{name: "a tar member over the member budget is cut and the next one read", file: "x.tar",
+			data:  tarOf(t, file{"big.txt", strings.Repeat("b", 1000)}, file{"after.txt", "a"}),
+			lim:   func(l *Limits) { l.MaxMemberBytes = 100 },
+			want:  map[string]string{"x.tar!big.txt": strings.Repeat("b", 100), "x.tar!after.txt": "a"},
+			warns: []BudgetError{be("x.tar", "x.tar!big.txt", BudgetMemberBytes, 100)}},
+		{name: "a zip member over the member budget is cut and the next one read", file: "x.zip",
+			data:  zipOf(t, zipDeflate, file{"big.txt", strings.Repeat("b", 1000)}, file{"after.txt", "a"}),
+			lim:   func(l *Limits) { l.MaxMemberBytes = 100 },
+			want:  map[string]string{"x.zip!big.txt": strings.Repeat("b", 100), "x.zip!after.txt": "a"},
+			warns: []BudgetError{be("x.zip", "x.zip!big.txt", BudgetMemberBytes, 100)}},
+		{name: "archive bytes end a tar", file: "x.tar",
+			data:  tarOf(t, file{"a", hundred}, file{"b", hundred}, file{"c", hundred}, file{"d", hundred}),
+			lim:   func(l *Limits) { l.MaxArchiveBytes = 250 },
+			want:  map[string]string{"x.tar!a": hundred, "x.tar!b": hundred, "x.tar!c": hundred[:50]},
+			warns: []BudgetError{be("x.tar", "", BudgetArchiveBytes, 250)}},
+		{name: "archive bytes end a zip, every member left named", file: "x.zip",
+			data:  zipOf(t, zipDeflate, file{"a", hundred}, file{"b", hundred}, file{"c", hundred}, file{"d", hundred}),
+			lim:   func(l *Limits) { l.MaxArchiveBytes = 250 },
+			want:  map[string]string{"x.zip!a": hundred, "x.zip!b": hundred, "x.zip!c": hundred[:50]},
+			warns: []BudgetError{be("x.zip", "x.zip!c", BudgetArchiveBytes, 250), be("x.zip", "x.zip!d", BudgetArchiveBytes, 250)}},
+		{name: "a zip too big to spool", file: "x.zip", data: zipOf(t, zipDeflate, file{"a", hundred}), stream: true,
+			lim:   func(l *Limits) { l.MaxArchiveBytes = 50 },
+			want:  map[string]string{},
+			warns: []BudgetError{be("x.zip", "", BudgetArchiveBytes, 50)}},
+		{name: "the root budget ends the walk once past its floor and its ratio", file: "x.tar",
+			data: rootTar,
+			lim: func(l *Limits) { // past 150 bytes, and past 150 bytes per len(rootTar) compressed bytes
+				l.MaxRootBytes, l.MaxRatio = 150, 150/float64(len(rootTar))
+			},
+			want:  map[string]string{"x.tar!a": hundred, "x.tar!b": hundred},
+			warns: []BudgetError{be("x.tar", "", BudgetRootBytes, 150)}},
+		{name: "a ratio past the floor ends a stream", file: "zeros.gz", data: zeros,
+			lim:   func(l *Limits) { l.MaxRatio, l.RatioFloor = 128, 1<<20 },
+			warns: []BudgetError{be("zeros.gz", "", BudgetRatio, 128)}},
+		{name: "the clock ends an archive", file: "x.tar.gz", data: gzipOf(t, tarOf(t, file{"a", "a"}, file{"b", "b"})),
+			lim:   func(l *Limits) { l.MaxDuration = 5 * time.Millisecond },
+			visit: func(Member, io.Reader) { time.Sleep(20 * time.Millisecond) },
+			want:  map[string]string{"x.tar.gz!a": "a"},
+			warns: []BudgetError{be("x.tar.gz", "", BudgetDuration, int64(5*time.Millisecond))}},
+		// A budget hit inside a nested archive skips what it covers there
+		// only: the outer archive goes on with after.txt.
+		{name: "a nested archive's budget stays inside it", file: "outer.tar",
+			data: tarOf(t, file{"inner.zip", string(innerZip)}, file{"after.txt", "a"}),
+			lim:  func(l *Limits) { l.MaxEntries = 3 },
 			want: map[string]string{"outer.tar!inner.zip!m0.txt": "m", "outer.tar!inner.zip!m1.txt": "m",
 				"outer.tar!inner.zip!m2.txt": "m", "outer.tar!after.txt": "a"},
-			budget: BudgetEntries, archive: "outer.tar!inner.zip", limit: 3},
+			warns: entriesPast("outer.tar!inner.zip", 3)},
 	}
 	for _, tt := range tests {
-		t.Run(tt.budget.String(), func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			lim := DefaultLimits()
 			if tt.lim != nil {
 				tt.lim(&lim)
@@ -77,7 +108,7 @@ func TestEachBudgetIsHitOnceAndSkipsTheRestOfItsArchive(t *testing.T) {
 			if tt.stream {
 				r = plainReader{r}
 			}
-			err := Walk(context.Background(), tt.name, r, int64(len(tt.data)), lim, func(m Member, r io.Reader) error {
+			err := Walk(context.Background(), tt.file, r, int64(len(tt.data)), lim, func(m Member, r io.Reader) error {
 				b, err := io.ReadAll(r)
 				got[m.Name] = string(b)
 				if tt.visit != nil {
@@ -88,14 +119,11 @@ func TestEachBudgetIsHitOnceAndSkipsTheRestOfItsArchive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			be := onlyBudget(t, warnings, tt.budget)
-			if be.Archive != tt.archive || be.Limit != tt.limit {
-				t.Errorf("budget error %+v, want archive %q limit %d", be, tt.archive, tt.limit)
-			}
+			assertBudgets(t, warnings, tt.warns)
 			if tt.want == nil { // the ratio bomb: some output, far less than all
-				n := len(got[tt.name])
-				if n < ratioGrace || n > ratioGrace+2*bufSize {
-					t.Errorf("read %d bytes of the bomb, want just over %d", n, ratioGrace)
+				n := len(got[tt.file])
+				if n < int(lim.RatioFloor) || n > int(lim.RatioFloor)+2*bufSize {
+					t.Errorf("read %d bytes of the bomb, want just over %d", n, lim.RatioFloor)
 				}
 				return
 			}
@@ -106,17 +134,39 @@ func TestEachBudgetIsHitOnceAndSkipsTheRestOfItsArchive(t *testing.T) {
 	}
 }
 
-func TestBudgetErrorTextNamesArchiveBudgetAndLimit(t *testing.T) {
+// assertBudgets checks that warnings are exactly the budget errors want,
+// in order, and that each one's text names what it is about.
+func assertBudgets(t *testing.T, warnings []error, want []BudgetError) {
+	t.Helper()
+	var got []BudgetError
+	for _, w := range warnings {
+		var e *BudgetError
+		if !errors.As(w, &e) {
+			t.Errorf("unexpected warning %v", w)
+			continue
+		}
+		if msg := e.Error(); !strings.Contains(msg, e.Name()) || !strings.Contains(msg, e.Budget.String()+" budget") {
+			t.Errorf("warning %q does not name %q and budget %q", msg, e.Name(), e.Budget)
+		}
+		got = append(got, *e)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("budget warnings\n got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestBudgetErrorTextNamesWhatWasSkippedTheBudgetAndLimit(t *testing.T) {
 	tests := []struct {
 		err  BudgetError
 		want string
 	}{
-		{BudgetError{"a.tar.gz!inner.zip", BudgetEntries, 65536}, "archive: a.tar.gz!inner.zip: entries budget exceeded (limit 65536)"},
-		{BudgetError{"x.zip", BudgetMemberBytes, 64 << 20}, "archive: x.zip: member-bytes budget exceeded (limit 64 MiB)"},
-		{BudgetError{"x.zip", BudgetRootBytes, 1000}, "archive: x.zip: root-bytes budget exceeded (limit 1000 B)"},
-		{BudgetError{"x.gz", BudgetRatio, 128}, "archive: x.gz: inflation-ratio budget exceeded (limit 128:1)"},
-		{BudgetError{"x.gz", BudgetDuration, int64(30 * time.Second)}, "archive: x.gz: duration budget exceeded (limit 30s)"},
-		{BudgetError{"a!b.zip", BudgetDepth, 3}, "archive: a!b.zip: depth budget exceeded (limit 3)"},
+		{be("a.tar.gz!inner.zip", "a.tar.gz!inner.zip!x", BudgetEntries, 65536), "archive: a.tar.gz!inner.zip!x: entries budget exceeded (limit 65536)"},
+		{be("x.zip", "x.zip!big.sql", BudgetMemberBytes, 64<<20), "archive: x.zip!big.sql: member-bytes budget exceeded (limit 64 MiB)"},
+		{be("x.zip", "", BudgetRootBytes, 1000), "archive: x.zip: root-bytes budget exceeded (limit 1000 B)"},
+		{be("x.gz", "", BudgetRatio, 128), "archive: x.gz: inflation-ratio budget exceeded (limit 128:1)"},
+		{be("x.gz", "", BudgetDuration, int64(30*time.Second)), "archive: x.gz: duration budget exceeded (limit 30s)"},
+		{be("a!b.zip", "", BudgetDepth, 3), "archive: a!b.zip: depth budget exceeded (limit 3)"},
+		{be("a.7z", "", BudgetHeader, 16<<20), "archive: a.7z: header-bytes budget exceeded (limit 16 MiB)"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
@@ -131,7 +181,7 @@ func TestFailOnBudgetEndsTheWalkWithTheBudgetError(t *testing.T) {
 	lim.MaxEntries, lim.FailOnBudget = 1, true
 	res := walkAll(t, "x.zip", data, lim)
 	var be *BudgetError
-	if !errors.As(res.err, &be) || be.Budget != BudgetEntries || be.Archive != "x.zip" {
+	if !errors.As(res.err, &be) || be.Budget != BudgetEntries || be.Archive != "x.zip" || be.Member != "x.zip!b" {
 		t.Fatalf("err %v, want the entries budget error", res.err)
 	}
 	if len(res.warnings) != 0 || len(res.members) != 1 {
@@ -150,7 +200,9 @@ func TestRootBudgetIsSharedByConcurrentWalks(t *testing.T) {
 	const walks, member = 8, 1000
 	data := gzipOf(t, tarOf(t, file{"a", strings.Repeat("a", member)}, file{"b", strings.Repeat("b", member)}))
 	lim := DefaultLimits()
-	lim.MaxRootBytes = walks * member // room for half of what the walks hold
+	// Room for half of what the walks hold, and a ratio that the text,
+	// 2000 bytes a walk from some 60 compressed, soon passes.
+	lim.MaxRootBytes, lim.MaxRatio = walks*member, 4
 	root := NewRoot(lim)
 	var mu sync.Mutex
 	var read int64
@@ -203,6 +255,40 @@ func TestRootBudgetIsSharedByConcurrentWalks(t *testing.T) {
 	}
 }
 
+// TestRootBudgetReadsOrdinaryTreesAndBoundsTreesOfBombs: past its floor, a
+// root decodes no more than MaxRatio times the compressed bytes it opened,
+// so sixty archives of text at a few to one are read whole however much
+// they decode, while sixty small bombs cost the floor and what their own
+// size buys at that ratio, not what they hold.
+func TestRootBudgetReadsOrdinaryTreesAndBoundsTreesOfBombs(t *testing.T) {
+	lim := DefaultLimits()
+	lim.MaxRootBytes, lim.MaxRatio = 1<<20, 100
+	text := []byte(benchText()[:256<<10]) // about 4:1
+	bomb := gzipOf(t, make([]byte, 256<<10))
+	for _, tt := range []struct {
+		name  string
+		data  []byte
+		whole bool
+	}{{"text.gz", gzipOf(t, text), true}, {"zeros.gz", bomb, false}} {
+		root := NewRoot(lim)
+		hits := 0
+		for i := range 60 {
+			hits += len(walkReaderRoot(t, root, itoa(i)+tt.name, tt.data).warnings)
+		}
+		in := int64(60 * len(tt.data))
+		if tt.whole {
+			if hits != 0 || root.Used() != 60*256<<10 {
+				t.Errorf("%s: %d warnings, %d bytes decoded: an ordinary tree is read whole", tt.name, hits, root.Used())
+			}
+			continue
+		}
+		bound := max(lim.MaxRootBytes, int64(lim.MaxRatio)*in) + 60*bufSize // one read of overshoot per walk
+		if hits == 0 || root.Used() > bound {
+			t.Errorf("%s: %d warnings, %d bytes decoded, want at most %d", tt.name, hits, root.Used(), bound)
+		}
+	}
+}
+
 func walkReaderRoot(t *testing.T, root *Root, name string, data []byte) result {
 	res := result{members: map[string]string{}}
 	res.err = root.Walk(context.Background(), name, bytes.NewReader(data), int64(len(data)), func(m Member, r io.Reader) error {
@@ -220,13 +306,15 @@ func TestLimitsNormalizeZeroToDefaultAndNegativeToUnlimited(t *testing.T) {
 	d := DefaultLimits()
 	z := Limits{MaxDepth: 3}.normalize()
 	if z.MaxEntries != d.MaxEntries || z.MaxMemberBytes != d.MaxMemberBytes || z.MaxRatio != d.MaxRatio ||
+		z.RatioFloor != d.RatioFloor || z.MaxHeaderBytes != d.MaxHeaderBytes ||
 		z.MaxDuration != d.MaxDuration || z.MaxWindow != d.MaxWindow || z.SpoolMemory != d.SpoolMemory || z.TempDir == "" {
 		t.Errorf("zero fields: got %+v", z)
 	}
 	n := Limits{MaxDepth: -1, MaxEntries: -1, MaxMemberBytes: -1, MaxArchiveBytes: -1, MaxRootBytes: -1,
-		MaxRatio: -1, MaxDuration: -1, MaxWindow: -1, SpoolMemory: -1}.normalize()
+		MaxRatio: -1, RatioFloor: -1, MaxDuration: -1, MaxWindow: -1, MaxHeaderBytes: -1, SpoolMemory: -1}.normalize()
 	if n.MaxDepth != 0 || n.MaxEntries < 1<<40 || n.MaxMemberBytes < 1<<60 || n.MaxArchiveBytes < 1<<60 ||
-		n.MaxRootBytes < 1<<60 || n.MaxRatio < 1e300 || n.MaxDuration < 1<<60 || n.MaxWindow < 1<<60 || n.SpoolMemory != 0 {
+		n.MaxRootBytes < 1<<60 || n.MaxRatio < 1e300 || n.RatioFloor < 1<<60 || n.MaxDuration < 1<<60 ||
+		n.MaxWindow < 1<<60 || n.MaxHeaderBytes < 1<<60 || n.SpoolMemory != 0 {
 		t.Errorf("negative fields: got %+v", n)
 	}
 }

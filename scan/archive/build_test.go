@@ -49,6 +49,26 @@ func zipOf(t testing.TB, method uint16, files ...file) []byte {
 	return b.Bytes()
 }
 
+// sfxAbsolute returns stub followed by a zip of files whose offsets count
+// from the start of the whole file, as zip -A leaves a self-extractor.
+func sfxAbsolute(t testing.TB, stub []byte, files ...file) []byte {
+	t.Helper()
+	b := bytes.NewBuffer(bytes.Clone(stub))
+	w := zip.NewWriter(b)
+	w.SetOffset(int64(len(stub)))
+	for _, f := range files {
+		fw, err := w.Create(f.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(fw, f.data)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
 // lazyXz compresses on Close: xz.NewWriter writes the stream header at
 // once, before archive/zip has written the member's local header.
 type lazyXz struct {

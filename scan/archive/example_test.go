@@ -8,7 +8,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/spindle-go/spindle/scan/archive"
 )
@@ -60,29 +63,34 @@ func ExampleWalk() {
 	// a.tar.gz!lib/inner.zip!x.env (depth 2): TOKEN=abc
 }
 
-// A Root shares one byte budget among all the archives of a scan root; a
-// budget hit is a warning naming the archive and the budget.
+// A Root shares one byte budget among all the archives of a scan root.
+// Past MaxRootBytes decoded, the root may decode no more than MaxRatio
+// bytes per compressed byte of the archives it opened: here 1,000 bytes,
+// then 5:1. Each archive below inflates 2,000 bytes from about 50, so the
+// first runs the root over and the second is not opened; a budget hit is
+// a warning naming the archive and the budget.
 func ExampleRoot() {
 	lim := archive.DefaultLimits()
-	lim.MaxRootBytes = 10
+	lim.MaxRootBytes, lim.MaxRatio = 1000, 5
 	root := archive.NewRoot(lim)
 	visit := func(m archive.Member, r io.Reader) error {
 		b, err := io.ReadAll(r)
-		fmt.Printf("%s: %q\n", m.Name, b)
+		fmt.Printf("%s: %d bytes\n", m.Name, len(b))
 		return err
 	}
 	warn := func(w error) { fmt.Println("warning:", w) }
+	zeros := strings.Repeat("0", 1000)
 	for _, name := range []string{"one.tar.gz", "two.tar.gz"} {
-		data := tarGz("a.txt", "12345678", "b.txt", "12345678")
+		data := tarGz("a.txt", zeros, "b.txt", zeros)
 		if err := root.Walk(context.Background(), name, bytes.NewReader(data), int64(len(data)), visit, warn); err != nil {
 			fmt.Println("error:", err)
 		}
 	}
 	// Output:
-	// one.tar.gz!a.txt: "12345678"
-	// one.tar.gz!b.txt: "12345678"
-	// warning: archive: one.tar.gz: root-bytes budget exceeded (limit 10 B)
-	// warning: archive: two.tar.gz: root-bytes budget exceeded (limit 10 B)
+	// one.tar.gz!a.txt: 1000 bytes
+	// one.tar.gz!b.txt: 1000 bytes
+	// warning: archive: one.tar.gz: root-bytes budget exceeded (limit 1000 B)
+	// warning: archive: two.tar.gz: root-bytes budget exceeded (limit 1000 B)
 }
 
 // A compressed file that is not an archive is one member under its own
@@ -119,4 +127,68 @@ func ExampleDetect() {
 	// gzip
 	// none
 	// zip gzip zstd
+}
+
+// Open reads the members of a zip or 7z on several goroutines at once: one
+// goroutine lists the parts with Next, workers read them with Walk. The
+// budgets are shared by all the parts; a member a budget keeps from being
+// read is named in a warning, wherever it was going to be read.
+func ExampleRoot_Open() {
+	data := zipOf("a.env", "TOKEN=a", "b.env", "TOKEN=b", "c.env", "TOKEN=c")
+	root := archive.NewRoot(archive.DefaultLimits())
+	a, err := root.Open(context.Background(), "app.zip", bytes.NewReader(data), int64(len(data)))
+	if err != nil { // archive.ErrNotRandomAccess: a tar, a stream, a plain file; use Walk
+		fmt.Println("error:", err)
+		return
+	}
+	defer a.Close()
+
+	var mu sync.Mutex
+	found := map[string]string{}
+	visit := func(m archive.Member, r io.Reader) error {
+		b, err := io.ReadAll(r)
+		mu.Lock()
+		found[m.Name] = string(b)
+		mu.Unlock()
+		return err
+	}
+	warn := func(w error) { fmt.Println("warning:", w) } // called by Next and by the workers: lock if shared
+
+	parts := make(chan archive.Part)
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			for p := range parts {
+				if err := a.Walk(context.Background(), p, visit, warn); err != nil {
+					fmt.Println("error:", err)
+				}
+			}
+		})
+	}
+	for {
+		p, err := a.Next(context.Background(), warn)
+		if err != nil { // io.EOF at the end
+			break
+		}
+		parts <- p
+	}
+	close(parts)
+	wg.Wait()
+	for _, name := range slices.Sorted(maps.Keys(found)) {
+		fmt.Println(name, found[name])
+	}
+	// Output:
+	// app.zip!a.env TOKEN=a
+	// app.zip!b.env TOKEN=b
+	// app.zip!c.env TOKEN=c
+}
+
+// DetectFile finds what Detect cannot see in a file's first bytes: a zip
+// appended to an executable or script, a self-extracting archive.
+func ExampleDetectFile() {
+	sfx := append([]byte("#!/bin/sh\nexec unzip -o \"$0\"\n"), zipOf("x.env", "TOKEN=abc")...)
+	head := sfx[:min(len(sfx), archive.HeadLen)]
+	fmt.Println(archive.Detect(head), archive.DetectFile(head, bytes.NewReader(sfx), int64(len(sfx))))
+	// Output:
+	// none zip
 }

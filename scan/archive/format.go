@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"io"
 	"path"
 	"strconv"
 	"strings"
@@ -12,16 +13,17 @@ type Format int
 
 // The formats Walk opens. None is everything else: a plain file.
 const (
-	None  Format = iota // not an archive: scanned as it is
-	Zip                 // zip and its family (jar, war, ear, apk, ...)
-	Tar                 // POSIX, GNU and old-style (V7) tar
-	Gzip                // gzip (RFC 1952), possibly several members
-	Bzip2               // bzip2
-	Xz                  // xz with LZMA2 blocks
-	Zstd                // Zstandard frames
+	None     Format = iota // not an archive: scanned as it is
+	Zip                    // zip and its family (jar, war, ear, apk, ...)
+	Tar                    // POSIX, GNU and old-style (V7) tar
+	Gzip                   // gzip (RFC 1952), possibly several members
+	Bzip2                  // bzip2
+	Xz                     // xz with LZMA2 blocks
+	Zstd                   // Zstandard frames
+	SevenZip               // 7z
 )
 
-var formatNames = [...]string{None: "none", Zip: "zip", Tar: "tar", Gzip: "gzip", Bzip2: "bzip2", Xz: "xz", Zstd: "zstd"}
+var formatNames = [...]string{None: "none", Zip: "zip", Tar: "tar", Gzip: "gzip", Bzip2: "bzip2", Xz: "xz", Zstd: "zstd", SevenZip: "7z"}
 
 // String returns the format's lower-case name, such as "gzip".
 func (f Format) String() string {
@@ -44,6 +46,7 @@ var (
 	magicGzip     = []byte{0x1f, 0x8b, 0x08}
 	magicXz       = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
 	magicZstd     = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	magic7z       = []byte{'7', 'z', 0xbc, 0xaf, 0x27, 0x1c}
 	magicBzBlock  = []byte{0x31, 0x41, 0x59, 0x26, 0x53, 0x59} // π: a compressed block
 	magicBzEnd    = []byte{0x17, 0x72, 0x45, 0x38, 0x50, 0x90} // √π: end of stream
 )
@@ -68,12 +71,83 @@ func Detect(head []byte) Format {
 		return Xz
 	case bytes.HasPrefix(head, magicZstd):
 		return Zstd
+	case bytes.HasPrefix(head, magic7z):
+		return SevenZip
 	case isBzip2(head):
 		return Bzip2
 	case isTar(head):
 		return Tar
 	}
 	return None
+}
+
+// DetectFile is Detect for a file that can be read at random, whose first
+// bytes are head: it also recognises a self-extracting zip, an executable
+// or script stub with a zip appended (made with or without zip -A), whose
+// zip signature is found only at the end. Walk and Open call it on their
+// input; a scanner that sniffs a file's first chunk with Detect calls it
+// when Detect returns None, to find those.
+//
+// The end of the file is read only when head begins like a stub (an ELF,
+// PE or Mach-O executable, or a "#!" script): at most two reads, of 22
+// bytes and, when the zip has a comment, 64 KiB. The zip must check out
+// there: an end-of-central-directory record whose directory starts with a
+// directory record, so an executable that merely holds the bytes "PK" is
+// not taken for a zip.
+func DetectFile(head []byte, ra io.ReaderAt, size int64) Format {
+	if f := Detect(head); f != None {
+		return f
+	}
+	return detectTail(ra, size, head)
+}
+
+// stubMagics begin the executables and scripts that self-extracting zips
+// are made of. Mach-O's fat magic is left out: Java class files share it.
+var stubMagics = [][]byte{
+	[]byte("\x7fELF"), []byte("MZ"), []byte("#!"),
+	{0xfe, 0xed, 0xfa, 0xce}, {0xfe, 0xed, 0xfa, 0xcf}, {0xce, 0xfa, 0xed, 0xfe}, {0xcf, 0xfa, 0xed, 0xfe},
+}
+
+// detectTail returns Zip if head begins like a stub and a zip directory
+// ends the file, None otherwise.
+func detectTail(ra io.ReaderAt, size int64, head []byte) Format {
+	stub := false
+	for _, m := range stubMagics {
+		if bytes.HasPrefix(head, m) {
+			stub = true
+			break
+		}
+	}
+	if !stub || size < zipEndLen || ra == nil {
+		return None
+	}
+	var end [zipEndLen]byte
+	if _, err := ra.ReadAt(end[:], size-zipEndLen); err != nil && err != io.EOF {
+		return None
+	}
+	if le.Uint32(end[:]) != zipEndSig && !tailHasEndSig(ra, size) {
+		return None
+	}
+	d, err := readZipDir(ra, size)
+	if err != nil || d.trailing != 0 {
+		return None
+	}
+	if d.count > 0 && sigAt(ra, d.dirOff) != zipCentralSig {
+		return None
+	}
+	return Zip
+}
+
+// tailHasEndSig reports whether the last 64 KiB of the file hold an
+// end-of-central-directory signature: a zip with a comment.
+func tailHasEndSig(ra io.ReaderAt, size int64) bool {
+	n := min(size, zipEndLen+zipMaxCommentLen)
+	buf := make([]byte, n)
+	if _, err := ra.ReadAt(buf, size-n); err != nil && err != io.EOF {
+		return false
+	}
+	i, exact := lastEndRecord(buf)
+	return i >= 0 && exact
 }
 
 func isBzip2(h []byte) bool {
@@ -147,6 +221,7 @@ var extFormats = map[string]Format{
 	".bz2": Bzip2, ".tbz": Bzip2, ".tbz2": Bzip2, ".tb2": Bzip2,
 	".xz": Xz, ".txz": Xz,
 	".zst": Zstd, ".tzst": Zstd, ".zstd": Zstd,
+	".7z": SevenZip,
 }
 
 // DetectName guesses a format from a file name's extension: "app.jar" is

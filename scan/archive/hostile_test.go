@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,23 +47,20 @@ func walkCount(t *testing.T, name string, data []byte, lim Limits) visited {
 	return v
 }
 
-// budgetsIn returns the budgets of the *BudgetError warnings and fails on
-// any other warning.
-func budgetsIn(t *testing.T, warnings []error) map[string]Budget {
-	t.Helper()
-	got := map[string]Budget{}
-	for _, w := range warnings {
-		var be *BudgetError
-		if !errors.As(w, &be) {
-			t.Errorf("unexpected warning %v", w)
-			continue
-		}
-		got[be.Archive] = be.Budget
+// bombLimits are budgets small enough that every bomb below hits them in
+// milliseconds, with the shape of the defaults: a ratio floor under the
+// member budget, a member budget under the archive's.
+func bombLimits() Limits {
+	lim := DefaultLimits()
+	lim.RatioFloor, lim.MaxMemberBytes, lim.MaxArchiveBytes, lim.MaxRootBytes = 1<<20, 4<<20, 16<<20, 64<<20
+	if raceEnabled {
+		lim.RatioFloor, lim.MaxMemberBytes, lim.MaxArchiveBytes, lim.MaxRootBytes = 256<<10, 1<<20, 4<<20, 16<<20
 	}
-	return got
+	return lim
 }
 
-func TestBombsEndWithARatioWarningAfterLittleOutput(t *testing.T) {
+func TestBombsEndWithBudgetWarningsAfterBoundedOutput(t *testing.T) {
+	lim := bombLimits()
 	gib := zeroDeflate(t, 1024)
 	kernel := rawMember{name: "zeros", data: gib, usize: 1 << 30, meth: zipDeflate}
 	overlapping := make([]rawMember, 1000) // Fifield: 1000 entries, one kernel: 1 TiB from 1 MB
@@ -77,39 +75,38 @@ func TestBombsEndWithARatioWarningAfterLittleOutput(t *testing.T) {
 	}
 	nested := rawZip(inners, false)
 	tests := []struct {
-		name string
-		data []byte
-		want map[string]Budget
+		name     string
+		data     []byte
+		budgets  []Budget // the budgets the warnings may name
+		maxBytes int64    // what visit may receive
 	}{
-		{"zeros.gz", gzipRaw(gib), map[string]Budget{"zeros.gz": BudgetRatio}},
-		{"zeros.tar.gz", gzipRaw(zeroDeflate(t, 64)), map[string]Budget{"zeros.tar.gz": BudgetRatio}},
-		{"zeros.bz2", readTestdata(t, "zero1g.bz2"), map[string]Budget{"zeros.bz2": BudgetRatio}},
-		{"zeros.xz", readTestdata(t, "zero256m.xz"), map[string]Budget{"zeros.xz": BudgetRatio}},
-		{"zeros.zst", readTestdata(t, "zero1g.zst"), map[string]Budget{"zeros.zst": BudgetRatio}},
-		{"bomb.zip", bombZip, map[string]Budget{"bomb.zip": BudgetRatio}},
-		{"nested.zip", nested, func() map[string]Budget {
-			m := map[string]Budget{}
-			for i := range 10 {
-				m["nested.zip!bomb"+itoa(i)+".zip"] = BudgetRatio
-			}
-			return m
-		}()},
+		// deflate cannot pass 1,032:1, under MaxRatio: the member budget cuts it.
+		{"zeros.gz", gzipRaw(gib), []Budget{BudgetMemberBytes}, lim.MaxMemberBytes},
+		{"zeros.tar.gz", gzipRaw(zeroDeflate(t, 64)), []Budget{BudgetMemberBytes, BudgetArchiveBytes}, lim.MaxMemberBytes},
+		// bzip2, xz and zstd on zeros pass MaxRatio once past the floor,
+		// before the member budget (how soon depends on how much input the
+		// decoder takes up front: an LZMA2 chunk holds 2 MiB of output).
+		{"zeros.bz2", readTestdata(t, "zero1g.bz2"), []Budget{BudgetRatio}, lim.MaxMemberBytes},
+		{"zeros.xz", readTestdata(t, "zero256m.xz"), []Budget{BudgetRatio}, lim.MaxMemberBytes},
+		{"zeros.zst", readTestdata(t, "zero1g.zst"), []Budget{BudgetRatio}, lim.MaxMemberBytes},
+		// Members of a zip are cut one by one until the archive's budget ends it.
+		{"bomb.zip", bombZip, []Budget{BudgetMemberBytes, BudgetArchiveBytes}, lim.MaxArchiveBytes},
+		{"nested.zip", nested, []Budget{BudgetMemberBytes, BudgetArchiveBytes}, lim.MaxArchiveBytes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := walkCount(t, tt.name, tt.data, DefaultLimits())
-			got := budgetsIn(t, v.warnings)
-			if len(got) != len(tt.want) || len(v.warnings) != len(tt.want) {
-				t.Fatalf("warnings %v, want ratio budgets on %v", v.warnings, tt.want)
+			v := walkCount(t, tt.name, tt.data, lim)
+			if len(v.warnings) == 0 {
+				t.Fatal("no budget warning")
 			}
-			for a, b := range tt.want {
-				if got[a] != b {
-					t.Errorf("%s: budget %v, want %v", a, got[a], b)
+			for _, w := range v.warnings {
+				var e *BudgetError
+				if !errors.As(w, &e) || !slices.Contains(tt.budgets, e.Budget) {
+					t.Fatalf("warning %v, want a budget among %v", w, tt.budgets)
 				}
 			}
-			// Each bomb yields at most the grace output and a buffer or two.
-			if limit := int64(len(tt.want)) * (ratioGrace + 4*bufSize); v.bytes > limit {
-				t.Errorf("visited %d bytes, want at most %d", v.bytes, limit)
+			if v.bytes > tt.maxBytes {
+				t.Errorf("visited %d bytes, want at most %d", v.bytes, tt.maxBytes)
 			}
 		})
 	}
@@ -119,6 +116,9 @@ func TestBombWalkMemoryIsBounded(t *testing.T) {
 	mib := 256
 	if testing.Short() {
 		mib = 64
+		if raceEnabled {
+			mib = 16
+		}
 	}
 	// No ratio budget: the whole bomb streams through, so the only thing
 	// keeping memory down is that nothing holds a member whole.
@@ -320,8 +320,13 @@ func TestArchiveThatContainsItselfByNameStopsAtTheDepthBudget(t *testing.T) {
 	}
 }
 
-func TestManyTinyMembersHitTheEntriesBudget(t *testing.T) {
-	const n = 100_000
+func TestEntriesPastTheBudgetAreCountedAndNamed(t *testing.T) {
+	n, budget := 100_000, 65536 // the default budget
+	if raceEnabled && testing.Short() {
+		n, budget = 10_000, 6000
+	}
+	lim := DefaultLimits()
+	lim.MaxEntries = budget
 	zipFiles := make([]rawMember, n)
 	tarFiles := make([]file, n)
 	for i := range n {
@@ -335,21 +340,36 @@ func TestManyTinyMembersHitTheEntriesBudget(t *testing.T) {
 	}
 	for name, data := range samples {
 		t.Run(name, func(t *testing.T) {
-			v := walkCount(t, name, data, DefaultLimits())
-			if got := budgetsIn(t, v.warnings); len(got) != 1 || got[name] != BudgetEntries || v.members != 65536 {
-				t.Errorf("default limits: %d members, warnings %v", v.members, v.warnings)
+			v := walkCount(t, name, data, lim)
+			if v.members != budget {
+				t.Errorf("%d members visited, want %d", v.members, budget)
+			}
+			// Each entry past the budget is named in a warning of its own.
+			named := map[string]bool{}
+			for _, w := range v.warnings {
+				var e *BudgetError
+				if !errors.As(w, &e) || e.Budget != BudgetEntries || e.Archive != name || named[e.Member] {
+					t.Fatalf("warning %v: want one entries warning per member past the budget", w)
+				}
+				named[e.Member] = true
+			}
+			if len(named) != n-budget || !named[name+"!m"+itoa(budget)] || !named[name+"!m"+itoa(n-1)] {
+				t.Errorf("%d entries named past the budget, want %d", len(named), n-budget)
 			}
 			lim := DefaultLimits()
 			lim.MaxEntries = -1
-			if v := walkCount(t, name, data, lim); v.members != n || v.bytes != n || len(v.warnings) != 0 {
-				t.Errorf("no entries budget: %d members, %d bytes, warnings %v", v.members, v.bytes, v.warnings)
+			if v := walkCount(t, name, data, lim); v.members != n || v.bytes != int64(n) || len(v.warnings) != 0 {
+				t.Errorf("no entries budget: %d members, %d bytes, warnings %d", v.members, v.bytes, len(v.warnings))
 			}
 		})
 	}
 }
 
 func TestZipCentralDirectoryIsStreamedNotHeld(t *testing.T) {
-	const n = 100_000
+	n := 100_000
+	if raceEnabled && testing.Short() {
+		n = 20_000
+	}
 	members := make([]rawMember, n)
 	for i := range members {
 		members[i] = storedMember("some/longer/directory/name/file"+itoa(i)+".txt", []byte("x"))
@@ -376,5 +396,46 @@ func TestZipCentralDirectoryIsStreamedNotHeld(t *testing.T) {
 	// archive/zip would hold about 200 bytes per entry here: 20 MB.
 	if grown := int64(peak) - int64(base); grown > 2<<20 {
 		t.Errorf("live heap grew by %d bytes over %d entries", grown, n)
+	}
+}
+
+// TestRatioIsJudgedBetweenBoundedReads: a caller that reads a bomb into a
+// large buffer gets no more of it past the floor than one bounded read.
+func TestRatioIsJudgedBetweenBoundedReads(t *testing.T) {
+	lim := DefaultLimits()
+	lim.RatioFloor, lim.MaxRatio = 1<<20, 100 // gzip of zeros is 1,000:1: past this
+	for name, data := range map[string][]byte{
+		// ulikunitz/xz returns as much as it has decoded, megabytes a call;
+		// klauspost's gzip returns at most its window.
+		"zeros.xz":     readTestdata(t, "zero256m.xz"),
+		"zeros.gz":     gzipOf(t, make([]byte, 32<<20)),
+		"zeros.tar.gz": gzipOf(t, tarOf(t, file{"z", string(make([]byte, 32<<20))}, file{"after.txt", "a"})),
+	} {
+		got := map[string]int{}
+		var warnings []error
+		buf := make([]byte, 16<<20)
+		err := Walk(context.Background(), name, bytes.NewReader(data), int64(len(data)), lim, func(m Member, r io.Reader) error {
+			for {
+				n, err := r.Read(buf)
+				got[m.Name] += n
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+			}
+		}, func(err error) { warnings = append(warnings, err) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for member, n := range got {
+			if n > int(lim.RatioFloor)+512<<10 && member != name+"!after.txt" {
+				t.Errorf("%s: %s: %d bytes visited past a %d floor", name, member, n, lim.RatioFloor)
+			}
+		}
+		if len(warnings) != 1 || strings.HasSuffix(name, ".tar.gz") && got[name+"!after.txt"] != 1 {
+			t.Errorf("%s: warnings %v, visited %v", name, warnings, got)
+		}
 	}
 }

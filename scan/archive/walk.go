@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -43,15 +44,17 @@ type VisitFunc func(m Member, r io.Reader) error
 type WarnFunc func(err error)
 
 // Root holds the budgets of one scan root: its Limits, and the decoded
-// bytes its walks have produced so far, counted against MaxRootBytes.
-// Create one per root and pass every archive of that root through its
-// Walk. A Root is safe for concurrent use by several walks.
+// bytes its walks have produced so far against the compressed bytes of
+// the archives they opened (MaxRootBytes and MaxRatio). Create one per
+// root and pass every archive of that root through its Walk or Open. A
+// Root is safe for concurrent use by several walks.
 type Root struct {
 	lim Limits // normalized: no zero or negative fields but MaxDepth
-	// used counts decoded bytes of all walks through this Root. It only
-	// grows; a walk that pushes it past lim.MaxRootBytes stops, and later
-	// walks refuse to open archives.
+	// used counts decoded bytes of all walks through this Root, in the
+	// compressed bytes of the top-level archives they opened. Both only
+	// grow; see over.
 	used atomic.Int64
+	in   atomic.Int64
 }
 
 // NewRoot returns a Root that walks archives under lim.
@@ -59,6 +62,18 @@ func NewRoot(lim Limits) *Root { return &Root{lim: lim.normalize()} }
 
 // Used returns the decoded bytes counted against MaxRootBytes so far.
 func (rt *Root) Used() int64 { return rt.used.Load() }
+
+// over reports whether the root budget is spent: more than MaxRootBytes
+// decoded, and more than MaxRatio per compressed byte opened (when the
+// compressed size is unknown, the floor alone).
+func (rt *Root) over() bool {
+	used := rt.used.Load()
+	if used <= rt.lim.MaxRootBytes {
+		return false
+	}
+	in := rt.in.Load()
+	return in <= 0 || float64(used) > rt.lim.MaxRatio*float64(in)
+}
 
 // Walk is NewRoot(lim).Walk: a walk with a root budget of its own.
 func Walk(ctx context.Context, name string, r io.Reader, size int64, lim Limits, visit VisitFunc, warn WarnFunc) error {
@@ -71,19 +86,22 @@ func Walk(ctx context.Context, name string, r io.Reader, size int64, lim Limits,
 // is handed to visit whole as one member named name.
 //
 // size is r's length, or -1 if unknown. If r is an io.ReaderAt and size is
-// known, a zip is read in place with ReadAt from offset 0; otherwise, and
-// for every nested zip, the zip is first spooled (see Limits.SpoolMemory).
-// Other formats are streamed: no member is ever held whole.
+// known, a zip or 7z is read in place with ReadAt (a self-extracting zip,
+// whose directory is found at the end, included); otherwise, and for every
+// nested zip or 7z, it is first spooled (see Limits.SpoolMemory). Other
+// formats are streamed: no member is ever held whole.
+//
+// Walk reads one member after another on the calling goroutine. For a zip
+// or 7z on disk, Root.Open lets several goroutines read its members at
+// once instead.
 //
 // Budget hits, encrypted or unsupported members and corrupt data go to warn
 // (nil discards them) and the walk goes on. Walk returns an error only when
 // ctx is done (ctx.Err()), when a budget is hit under FailOnBudget (a
 // *BudgetError), or when visit returns an error of its own.
 func (rt *Root) Walk(ctx context.Context, name string, r io.Reader, size int64, visit VisitFunc, warn WarnFunc) error {
-	if warn == nil {
-		warn = func(error) {}
-	}
-	w := &walker{ctx: ctx, root: rt, lim: &rt.lim, visit: visit, warn: warn}
+	w := newWalker(ctx, rt, visit, warn)
+	defer w.release()
 	path := []string{name}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -95,14 +113,15 @@ func (rt *Root) Walk(ctx context.Context, name string, r io.Reader, size int64, 
 	if a, ok := r.(io.ReaderAt); ok && size >= 0 {
 		ra = a
 	}
-	return w.finish(w.stream(path, r, ra, size, nil))
+	return w.finish(name, w.stream(path, r, ra, size, nil))
 }
 
 // bufSize is the buffer in front of every stream: at least HeadLen for
 // sniffing, large enough that file reads are not syscall-bound.
 const bufSize = 32 << 10
 
-// walker is the state of one Walk. It is used by one goroutine only.
+// walker is the state of one walk, or of one Archive.Walk of a part. It is
+// used by one goroutine only.
 //
 // Stopping works through two sticky fields rather than through the errors
 // that travel up the call chain, because those errors pass through code
@@ -125,15 +144,40 @@ type walker struct {
 	// FailOnBudget, or visit returned an error of its own. Walk returns it.
 	fatal error
 
-	// trip is a budget hit waiting to be settled by the archive it
-	// belongs to, levels[tripAt] (tripAt -1: the root budget, which ends
-	// the whole walk). Until then every reader returns it, so the levels
-	// inside unwind; the level itself reports it and goes back to its
-	// parent, which carries on with its next member.
-	trip   *BudgetError
-	tripAt int
+	// trip is a budget hit waiting to be settled by the scope it belongs
+	// to. Until then every reader returns trip.err, so the levels inside
+	// unwind; the scope itself reports it and carries on with what comes
+	// after it.
+	trip *tripped
 
-	free []*source // sources to reuse: nesting is LIFO, so a stack suffices
+	free    []*source // sources to reuse: nesting is LIFO, so a stack suffices
+	scratch []byte    // where skipped bytes are read to
+}
+
+func newWalker(ctx context.Context, rt *Root, visit VisitFunc, warn WarnFunc) *walker {
+	if warn == nil {
+		warn = func(error) {}
+	}
+	return &walker{ctx: ctx, root: rt, lim: &rt.lim, visit: visit, warn: warn}
+}
+
+// A budget hit belongs to a scope, which is a position: the root is -1;
+// archive levels[i] is 2i, and the member of levels[i] being read is 2i+1.
+// A smaller position encloses a larger one: an archive encloses its
+// current member, which encloses the archives nested in it. The scope
+// that owns a hit skips what it covers and goes on: a member scope with
+// the archive's next member, an archive scope with its parent's.
+const rootScope = -1
+
+func archiveScope(i int) int { return 2 * i }
+func memberScope(i int) int  { return 2*i + 1 }
+
+// tripped is a budget hit waiting to be settled.
+type tripped struct {
+	at     int // scope
+	budget Budget
+	limit  int64
+	err    *BudgetError // what readers return meanwhile
 }
 
 // level is one open archive.
@@ -142,13 +186,28 @@ type level struct {
 	name     string    // full name, path joined with "!"
 	path     []string  // this archive's nesting chain
 	entries  int       // headers seen, skipped ones included
-	bytes    int64     // decoded member bytes produced
+	acct     *account  // decoded bytes; shared by an Archive's parts
+	shared   bool      // acct is an Archive's, read by other walkers too
 	deadline time.Time // zero: no time budget
 	zip      *zipDecoders
+	ratio    *ratioReader // the meter of a compressed tar's stream, rebased per member
+}
+
+// account is what the walkers reading one archive share: the bytes it
+// has decoded, and the archive-scope budget hit that stopped it, if any.
+// A level of a single walker has one of its own.
+type account struct {
+	bytes atomic.Int64
+	stop  atomic.Pointer[stopCause]
+}
+
+type stopCause struct {
+	budget Budget
+	limit  int64
 }
 
 func (w *walker) push(path []string) *level {
-	l := &level{index: len(w.levels), name: strings.Join(path, "!"), path: path}
+	l := &level{index: len(w.levels), name: strings.Join(path, "!"), path: path, acct: &account{}}
 	if d := w.lim.MaxDuration; d < math.MaxInt64 {
 		l.deadline = time.Now().Add(d)
 	}
@@ -158,28 +217,41 @@ func (w *walker) push(path []string) *level {
 
 func (w *walker) pop(l *level) {
 	if l.zip != nil {
-		l.zip.close()
+		putZipDecoders(l.zip, w.lim.MaxWindow)
+		l.zip = nil
 	}
 	w.levels[l.index] = nil
 	w.levels = w.levels[:l.index]
 }
 
-// tripBudget records a budget hit on the archive at levels[at] (-1: the
-// root) and returns the error every reader now returns. An outer hit
-// replaces an inner one: the outer archive's rest, inner included, is
-// skipped anyway.
+// tripBudget records a budget hit on scope at and returns the error every
+// reader now returns. An outer hit replaces an inner one: the outer
+// scope's rest, inner included, is skipped anyway. A hit on the scope of
+// an archive shared by several walkers stops them all.
 func (w *walker) tripBudget(at int, b Budget, limit int64) error {
-	if w.trip == nil || at < w.tripAt {
+	if w.trip == nil || at < w.trip.at {
 		name := ""
 		switch {
 		case at >= 0:
-			name = w.levels[at].name
+			name = w.levels[at/2].name
 		case len(w.levels) > 0:
 			name = w.levels[0].name
 		}
-		w.trip, w.tripAt = &BudgetError{Archive: name, Budget: b, Limit: limit}, at
+		w.trip = &tripped{at: at, budget: b, limit: limit, err: &BudgetError{Archive: name, Budget: b, Limit: limit}}
+		if at >= 0 && at%2 == 0 {
+			if l := w.levels[at/2]; l.shared {
+				l.acct.stop.CompareAndSwap(nil, &stopCause{budget: b, limit: limit})
+			}
+		}
 	}
-	return w.trip
+	return w.trip.err
+}
+
+// clearTrip settles the pending hit: it is returned and forgotten.
+func (w *walker) clearTrip() *tripped {
+	t := w.trip
+	w.trip = nil
+	return t
 }
 
 // stopped returns the error that stops all reading, if any.
@@ -188,14 +260,14 @@ func (w *walker) stopped() error {
 		return w.fatal
 	}
 	if w.trip != nil {
-		return w.trip
+		return w.trip.err
 	}
 	return nil
 }
 
-// check is stopped plus the clocks: ctx and each open archive's deadline.
-// Readers call it on every Read, loops on every entry; the cost is a
-// time.Now and an atomic load.
+// check is stopped plus the clocks: ctx, each open archive's deadline, and
+// the hits of other walkers on a shared archive. Readers call it on every
+// Read, loops on every entry; the cost is a time.Now and a few loads.
 func (w *walker) check() error {
 	if err := w.stopped(); err != nil {
 		return err
@@ -207,8 +279,13 @@ func (w *walker) check() error {
 	if len(w.levels) > 0 {
 		now := time.Now()
 		for _, l := range w.levels {
+			if l.shared {
+				if c := l.acct.stop.Load(); c != nil {
+					return w.tripBudget(archiveScope(l.index), c.budget, c.limit)
+				}
+			}
 			if !l.deadline.IsZero() && now.After(l.deadline) {
-				return w.tripBudget(l.index, BudgetDuration, int64(w.lim.MaxDuration))
+				return w.tripBudget(archiveScope(l.index), BudgetDuration, int64(w.lim.MaxDuration))
 			}
 		}
 	}
@@ -230,40 +307,38 @@ func (w *walker) budget(e *BudgetError) error {
 // reported, such as a broken stream a nested level has warned about.
 var errWarned = errors.New("archive: already reported")
 
-// settle turns what ended an archive's body into what its parent sees: nil
-// to go on with the parent's next member, or an error to unwind further.
+// settle turns what ended a streamed archive's body into what its parent
+// sees: nil to go on with the parent's next member, or an error to unwind
+// further. A hit on the archive's own scope skipped the rest of it.
 func (w *walker) settle(l *level, err error) error {
 	if w.fatal != nil {
 		return w.fatal
 	}
 	if w.trip != nil {
-		if w.tripAt < l.index {
-			return w.trip // an enclosing archive (or the root) is over budget
+		if w.trip.at < archiveScope(l.index) {
+			return w.trip.err // an enclosing scope (or the root) is over budget
 		}
-		t := w.trip
-		w.trip = nil
-		return w.budget(t)
+		t := w.clearTrip()
+		return w.budget(&BudgetError{Archive: l.name, Budget: t.budget, Limit: t.limit})
 	}
 	if err == nil || err == errWarned {
 		return nil
 	}
 	var fe *FormatError
 	if !errors.As(err, &fe) {
-		fe = &FormatError{Name: l.name, Err: err}
+		fe = &FormatError{Name: l.name, Err: err, Lost: l.entries > 0}
 	}
 	w.warn(fe)
 	return nil
 }
 
 // finish settles what is left when the outermost stream is done.
-func (w *walker) finish(err error) error {
+func (w *walker) finish(name string, err error) error {
 	if w.fatal != nil {
 		return w.fatal
 	}
-	if w.trip != nil { // only the root budget can be left unsettled
-		t := w.trip
-		w.trip = nil
-		return w.budget(t)
+	if t := w.clearTrip(); t != nil { // only the root budget can be left unsettled
+		return w.budget(&BudgetError{Archive: name, Budget: t.budget, Limit: t.limit})
 	}
 	if err == nil || err == errWarned {
 		return nil
@@ -276,6 +351,11 @@ func (w *walker) finish(err error) error {
 	return err
 }
 
+// sourcePool holds the sources of finished walks: a scan opens thousands
+// of small archives, and each would otherwise allocate its 32 KiB buffers
+// anew.
+var sourcePool = sync.Pool{New: func() any { return newSource() }}
+
 // getSource returns a source reading r: one per stream, reused, so that an
 // archive of 100,000 members does not allocate 100,000 buffers.
 func (w *walker) getSource(r io.Reader) *source {
@@ -283,7 +363,7 @@ func (w *walker) getSource(r io.Reader) *source {
 	if n := len(w.free); n > 0 {
 		s, w.free = w.free[n-1], w.free[:n-1]
 	} else {
-		s = newSource()
+		s = sourcePool.Get().(*source)
 	}
 	s.reset(r)
 	return s
@@ -294,11 +374,19 @@ func (w *walker) putSource(s *source) {
 	w.free = append(w.free, s)
 }
 
+// release hands the walk's sources back to the pool; the walk is over.
+func (w *walker) release() {
+	for _, s := range w.free {
+		sourcePool.Put(s)
+	}
+	w.free = nil
+}
+
 // stream looks at one named byte stream at depth len(w.levels): it opens
 // the stream as an archive if the magic says so and the depth budget
 // allows, and hands it to visit otherwise. ra and size, when known, let a
-// zip be read in place. mr is the member reader r reads through, nil for
-// the walk's input.
+// zip or 7z be read in place. mr is the member reader r reads through,
+// nil for the walk's input.
 //
 // It returns nil to go on, mr's *FormatError when the member's data is
 // broken, or the error that unwinds the walk.
@@ -314,8 +402,11 @@ func (w *walker) stream(path []string, r io.Reader, ra io.ReaderAt, size int64, 
 		return w.fatal
 	}
 	f := Detect(head)
+	if f == None && ra != nil && len(w.levels) == 0 {
+		f = detectTail(ra, size, head) // a self-extracting zip
+	}
 	if w.trip != nil && (f != None || len(head) == 0) {
-		return w.trip
+		return w.trip.err
 	}
 	if f == None {
 		return w.leaf(path, br, size, mr)
@@ -323,31 +414,38 @@ func (w *walker) stream(path []string, r io.Reader, ra io.ReaderAt, size int64, 
 	if len(w.levels) >= w.lim.MaxDepth {
 		return w.budget(&BudgetError{Archive: strings.Join(path, "!"), Budget: BudgetDepth, Limit: int64(w.lim.MaxDepth)})
 	}
-	if w.root.used.Load() > w.root.lim.MaxRootBytes {
-		if len(w.levels) == 0 {
+	top := len(w.levels) == 0
+	if top && size > 0 {
+		w.root.in.Add(size)
+	}
+	if w.root.over() {
+		if top {
 			return w.budget(&BudgetError{Archive: path[0], Budget: BudgetRootBytes, Limit: w.lim.MaxRootBytes})
 		}
-		return w.tripBudget(-1, BudgetRootBytes, w.lim.MaxRootBytes)
+		return w.tripBudget(rootScope, BudgetRootBytes, w.lim.MaxRootBytes)
 	}
-	if f == Zip && ra == nil {
-		limit := int64(-1) // a nested zip: its parent's member budget bounds the spool
-		if len(w.levels) == 0 {
+	if (f == Zip || f == SevenZip) && ra == nil {
+		limit := int64(-1) // a nested one: its parent's member budget bounds the spool
+		if top {
 			limit = w.lim.MaxArchiveBytes
 		}
 		sp, err := w.spool(path, br, limit, mr)
 		if sp != nil {
-			defer sp.remove()
+			defer sp.close()
 		}
 		if err != nil {
 			return err
 		}
 		ra, size = sp.ra, sp.size
+		if top && size > 0 {
+			w.root.in.Add(size)
+		}
 	}
 	return w.open(path, f, br, ra, size)
 }
 
 // open walks the archive of format f named by path, read from src (or, for
-// a zip, from ra), as a new level.
+// a zip or 7z, from ra), as a new level.
 func (w *walker) open(path []string, f Format, src *source, ra io.ReaderAt, size int64) error {
 	l := w.push(path)
 	defer w.pop(l)
@@ -355,6 +453,8 @@ func (w *walker) open(path []string, f Format, src *source, ra io.ReaderAt, size
 	switch f {
 	case Zip:
 		err = w.walkZip(l, ra, size)
+	case SevenZip:
+		err = w.walkSeven(l, ra, size)
 	case Tar:
 		err = w.walkTar(l, src)
 	default:
@@ -388,11 +488,60 @@ func child(l *level, name string) []string {
 	return p
 }
 
-// countEntry counts one header of l against MaxEntries.
-func (w *walker) countEntry(l *level) error {
+// countEntry counts one header of l and reports whether it is past
+// MaxEntries.
+func (w *walker) countEntry(l *level) (over bool) {
 	l.entries++
-	if l.entries > w.lim.MaxEntries {
-		return w.tripBudget(l.index, BudgetEntries, int64(w.lim.MaxEntries))
+	return l.entries > w.lim.MaxEntries
+}
+
+// memberDone settles what the walk of one member of the zip or 7z level l
+// left behind, and says whether to go on with l's next member. Every
+// member a budget keeps from being read whole is named: a hit on the
+// member's own scope (its bytes, its decoder's ratio or window), and one
+// on l's scope or, at the top, the root's (every member after it is then
+// named as skipped by memberSkipped). A hit on an enclosing scope
+// unwinds.
+func (w *walker) memberDone(l *level, name string) error {
+	if w.fatal != nil {
+		return w.fatal
 	}
-	return nil
+	t := w.trip
+	if t == nil {
+		return nil
+	}
+	switch {
+	case t.at == memberScope(l.index):
+		w.clearTrip()
+	case t.at == archiveScope(l.index) || t.at == rootScope && l.index == 0:
+	default:
+		return t.err
+	}
+	return w.budget(&BudgetError{Archive: l.name, Member: name, Budget: t.budget, Limit: t.limit})
+}
+
+// memberSkipped reports whether a member of the zip or 7z level l about to
+// be read is to be skipped for a hit already settled on l's scope (or the
+// root's, at the top), and names it if so. It checks the clocks and the
+// other walkers of a shared archive first.
+func (w *walker) memberSkipped(l *level, name string) (bool, error) {
+	if w.trip == nil {
+		w.check()
+	}
+	if w.fatal != nil {
+		return true, w.fatal
+	}
+	if w.trip == nil {
+		return false, nil
+	}
+	return true, w.memberDone(l, name)
+}
+
+// levelDone is the end of a zip or 7z level's members: a hit on its own
+// scope (or the root's, at the top) has been reported member by member,
+// and is forgotten.
+func (w *walker) levelDone(l *level) {
+	if t := w.trip; t != nil && (t.at == archiveScope(l.index) || t.at == rootScope && l.index == 0) {
+		w.clearTrip()
+	}
 }

@@ -2,16 +2,10 @@ package archive
 
 import (
 	"bufio"
-	"compress/bzip2"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strings"
-
-	"github.com/klauspost/compress/flate"
-	"github.com/klauspost/compress/zstd"
 )
 
 // This file reads zip archives. It does not use archive/zip, whose
@@ -38,15 +32,6 @@ const (
 	zip64LocatorLen  = 20
 	zip64EndLen      = 56
 	zipMaxCommentLen = 65535
-)
-
-// zip compression methods that can be decoded.
-const (
-	zipStore   = 0
-	zipDeflate = 8
-	zipBzip2   = 12
-	zipZstd    = 93
-	zipXz      = 95
 )
 
 var le = binary.LittleEndian
@@ -263,119 +248,4 @@ func (d *zipDir) data(e *zipEntry) (*io.SectionReader, error) {
 		return nil, errZip("member data runs past the end (truncated?)")
 	}
 	return io.NewSectionReader(d.ra, start, int64(e.csize)), nil
-}
-
-// zipDecoders are one zip level's reusable decoders: an archive of 100,000
-// deflated members resets one inflater instead of allocating 100,000.
-type zipDecoders struct {
-	src   *source
-	flate io.ReadCloser
-	zstd  *zstd.Decoder
-}
-
-func (z *zipDecoders) close() {
-	if z.zstd != nil {
-		z.zstd.Close()
-	}
-}
-
-// walkZip walks the members of the zip in ra. An encrypted member, an
-// unsupported method or a damaged member is a warning and the walk goes on
-// with the next entry: unlike a stream, a zip's members are independent.
-func (w *walker) walkZip(l *level, ra io.ReaderAt, size int64) error {
-	d, err := readZipDir(ra, size)
-	if err != nil {
-		return &FormatError{Name: l.name, Err: err}
-	}
-	if d.trailing > 0 {
-		w.warn(&FormatError{Name: l.name, Err: fmt.Errorf("zip: %d bytes after the end of central directory (truncated, or data appended)", d.trailing)})
-	}
-	l.zip = &zipDecoders{src: newSource()}
-	it := d.iter()
-	var e zipEntry
-	for {
-		if err := w.check(); err != nil {
-			return err
-		}
-		if err := it.next(&e); err == io.EOF {
-			return nil
-		} else if err != nil {
-			return &FormatError{Name: l.name, Err: err}
-		}
-		if err := w.countEntry(l); err != nil {
-			return err
-		}
-		if strings.HasSuffix(e.name, "/") {
-			continue // a directory
-		}
-		path := child(l, e.name)
-		if e.flags&0x1 != 0 {
-			w.warn(&FormatError{Name: strings.Join(path, "!"), Err: ErrEncrypted})
-			continue
-		}
-		r, err := w.zipMember(l, d, &e)
-		if err != nil {
-			if stop := w.stopped(); stop != nil {
-				return stop
-			}
-			w.warn(&FormatError{Name: strings.Join(path, "!"), Err: err})
-			continue
-		}
-		mr := w.member(l, path, r)
-		size := int64(-1)
-		if e.usize <= math.MaxInt64 {
-			size = int64(e.usize)
-		}
-		if err := w.stream(path, mr, nil, size, mr); err != nil {
-			if mr.err == nil || err != error(mr.err) {
-				return err
-			}
-			w.warn(err)
-		}
-	}
-}
-
-// zipMember returns a reader of e's decoded content: decoder, ratio meter
-// and CRC check.
-func (w *walker) zipMember(l *level, d *zipDir, e *zipEntry) (io.Reader, error) {
-	sr, err := d.data(e)
-	if err != nil {
-		return nil, err
-	}
-	if e.method == zipStore {
-		return &crcReader{r: sr, want: e.crc}, nil
-	}
-	z := l.zip
-	z.src.reset(sr)
-	in := z.src
-	var dec io.Reader
-	switch e.method {
-	case zipDeflate:
-		if z.flate == nil {
-			z.flate = flate.NewReader(in.Reader)
-		} else if err := z.flate.(flate.Resetter).Reset(in.Reader, nil); err != nil {
-			return nil, err
-		}
-		dec = z.flate
-	case zipBzip2:
-		dec = bzip2.NewReader(in.Reader)
-	case zipZstd:
-		if z.zstd == nil {
-			z.zstd, err = newZstd(in.Reader, w.lim.MaxWindow)
-		} else {
-			err = z.zstd.Reset(in.Reader)
-		}
-		dec = z.zstd
-	case zipXz:
-		dec, err = newXzReader(in, w.lim.MaxWindow)
-	default:
-		return nil, fmt.Errorf("%w: compression method %d", ErrUnsupported, e.method)
-	}
-	if err != nil {
-		if isWindowError(err) {
-			return nil, w.tripBudget(l.index, BudgetWindow, w.lim.MaxWindow)
-		}
-		return nil, err
-	}
-	return &crcReader{r: &ratioReader{w: w, l: l, r: dec, in: in}, want: e.crc}, nil
 }
