@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/text/transform"
 
@@ -39,7 +40,13 @@ func (e *engine) isArchive(o *object, c *chunk, last bool) bool {
 		n, _ := o.ra.ReadAt(b[:], 0)
 		head = b[:n]
 	}
-	if archive.Detect(head) == archive.None {
+	f := archive.Detect(head)
+	if f == archive.None && o.ra != nil && o.size > 0 {
+		// A self-extracting zip: an executable or script with a zip
+		// appended, found by its end.
+		f = archive.DetectFile(head, o.ra, o.size)
+	}
+	if f == archive.None {
 		return false
 	}
 	if o.ra == nil {
@@ -69,8 +76,24 @@ func (e *engine) walkArchive(w *worker, o *object) {
 	ws := w.Scratch
 	ws.c.archives++
 	o.scanned = true
+	if o.ra != nil {
+		a, err := o.rc.archive.Open(e.walkCtx, o.name, meteredFile{f: o.ra, n: &e.archiveRead}, o.size)
+		switch {
+		case err == nil:
+			e.startParts(w, o, a)
+			return
+		case !errors.Is(err, archive.ErrNotRandomAccess):
+			e.walkEnded(ws, o, err)
+			return
+		}
+	}
 	err := e.walk(w, o)
 	o.closeFile()
+	e.walkEnded(ws, o, err)
+}
+
+// walkEnded reports how a walk (or a part of one) ended.
+func (e *engine) walkEnded(ws *workerState, o *object, err error) {
 	var be *archive.BudgetError
 	switch {
 	case err == nil:
@@ -81,8 +104,8 @@ func (e *engine) walkArchive(w *worker, o *object) {
 		// counted and reported like any budget warning, then ends the
 		// scan, with the warning as Scan's error.
 		ws.c.skipped[skipBudget]++
-		e.warn(be.Archive, "archive", archiveError{err})
-		e.abort(Warning{Path: be.Archive, Op: "archive", Err: archiveError{err}})
+		e.warn(be.Name(), "archive", archiveError{err})
+		e.abort(Warning{Path: be.Name(), Op: "archive", Err: archiveError{err}, Lost: true})
 	default:
 		e.warn(o.name, "archive", err)
 	}
@@ -100,15 +123,23 @@ func (e *engine) walk(w *worker, o *object) (err error) {
 			err = errStopped
 		}
 	}()
-	ws := w.Scratch
 	var src io.Reader
 	if o.ra != nil {
-		src = io.NewSectionReader(meteredFile{f: o.ra, n: &ws.c.bytesRead}, 0, o.size)
+		src = io.NewSectionReader(meteredFile{f: o.ra, n: &e.archiveRead}, 0, o.size)
 	} else {
-		src = io.MultiReader(bytes.NewReader(o.head), meteredReader{r: o.f, n: &ws.c.bytesRead})
+		src = io.MultiReader(bytes.NewReader(o.head), meteredReader{r: o.f, n: &e.archiveRead})
 		o.head = nil
 	}
-	visit := func(m archive.Member, r io.Reader) error {
+	return o.rc.archive.Walk(e.walkCtx, o.name, src, o.size, e.visitor(w, o), e.archiveWarner(w.Scratch, o))
+}
+
+// visitor is the archive walk's visit function on worker w: each member
+// not itself an archive becomes an object of its own, holding a
+// reference to the archive, whose chunks are read here and scanned by
+// Scan tasks (streamChunks).
+func (e *engine) visitor(w *worker, o *object) archive.VisitFunc {
+	ws := w.Scratch
+	return func(m archive.Member, r io.Reader) error {
 		if e.stopped() {
 			return errStopped
 		}
@@ -125,8 +156,10 @@ func (e *engine) walk(w *worker, o *object) (err error) {
 		// is read to its end whatever it says.
 		return e.streamChunks(w, ws, mo, r, -1)
 	}
-	warn := func(err error) { e.archiveWarning(ws, o, err) }
-	return o.rc.archive.Walk(e.walkCtx, o.name, src, o.size, visit, warn)
+}
+
+func (e *engine) archiveWarner(ws *workerState, o *object) archive.WarnFunc {
+	return func(err error) { e.archiveWarning(ws, o, err) }
 }
 
 // archiveWarning reports a warning of the walker: a budget hit or a member
@@ -141,7 +174,7 @@ func (e *engine) archiveWarning(ws *workerState, o *object, err error) {
 	switch {
 	case errors.As(err, &be):
 		ws.c.skipped[skipBudget]++
-		path = be.Archive
+		path = be.Name()
 	case errors.As(err, &fe):
 		if errors.Is(fe.Err, archive.ErrEncrypted) || errors.Is(fe.Err, archive.ErrUnsupported) {
 			ws.c.skipped[skipUnsupported]++
@@ -164,7 +197,7 @@ func (a archiveError) Error() string {
 	)
 	switch {
 	case errors.As(a.err, &be):
-		return strings.TrimPrefix(be.Error(), "archive: "+be.Archive+": ")
+		return strings.TrimPrefix(be.Error(), "archive: "+be.Name()+": ")
 	case errors.As(a.err, &fe):
 		return fe.Err.Error()
 	}
@@ -250,23 +283,23 @@ func (e *engine) streamChunks(w *worker, ws *workerState, o *object, r io.Reader
 // read in the worker's Phases.BytesRead (the walk runs on one worker).
 type meteredFile struct {
 	f io.ReaderAt
-	n *int64
+	n *atomic.Int64 // the parts of one archive are read by several workers
 }
 
 // meteredReader is meteredFile for an archive that is a stream.
 type meteredReader struct {
 	r io.Reader
-	n *int64
+	n *atomic.Int64
 }
 
 func (m meteredReader) Read(p []byte) (int, error) {
 	n, err := m.r.Read(p)
-	*m.n += int64(n)
+	m.n.Add(int64(n))
 	return n, err
 }
 
 func (m meteredFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := m.f.ReadAt(p, off)
-	*m.n += int64(n)
+	m.n.Add(int64(n))
 	return n, err
 }

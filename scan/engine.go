@@ -115,6 +115,9 @@ type engine struct {
 	lost     atomic.Int64 // warnings that lost data
 	findings atomic.Int64
 	known    atomic.Int64 // findings in the baseline, not reported
+	// archiveRead counts bytes archive walks read from storage: the parts
+	// of one archive are read by several workers at once.
+	archiveRead atomic.Int64
 	ignored  atomic.Int64 // findings whose fingerprint an ignore list holds
 
 	// walkCtx is ctx for the archive walks, cancelled by abort, so that a
@@ -145,16 +148,18 @@ const (
 	kindEnumerate taskKind = iota // list a source's next batch and admit its objects, or walk an archive
 	kindFetch                     // read an object's next chunk
 	kindScan                      // match a chunk that a Fetch handed over
+	kindPart                      // read a group of parts of an archive opened for random access
 	numKinds
 )
 
-// task is the executor's task type: a small value, three pointers and a
+// task is the executor's task type: a small value, four pointers and a
 // kind, copied through the rings without allocation.
 type task struct {
 	kind taskKind
 	job  *enumJob // kindEnumerate of a source
 	obj  *object  // kindFetch, kindScan; kindEnumerate of an archive (dir nil)
-	c    *chunk   // kindScan: a pooled buffer, owned by the task
+	c    *chunk     // kindScan: a pooled buffer, owned by the task
+	pg   *partGroup // kindPart: the parts to read
 }
 
 type worker = spindle.Worker[task, *workerState]
@@ -243,6 +248,8 @@ func (e *engine) runTask(t task, w *worker) {
 		e.fetch(w, t.obj)
 	case kindScan:
 		e.scanTask(w, t.obj, t.c)
+	case kindPart:
+		e.partTask(w, t.pg)
 	}
 	p := &w.Scratch.c.phases[t.kind]
 	p.Tasks++
@@ -357,6 +364,7 @@ func (e *engine) stats(m spindle.Metrics, d time.Duration) Stats {
 		Duration: d,
 		Executor: m,
 	}
+	st.Phases.BytesRead = e.archiveRead.Load()
 	e.wmu.Lock()
 	defer e.wmu.Unlock()
 	for _, ws := range e.workers {
@@ -370,7 +378,7 @@ func (e *engine) stats(m spindle.Metrics, d time.Duration) Stats {
 		st.Phases.InlineScans += c.inline
 		st.Phases.BytesRead += c.bytesRead
 		for k, p := range c.phases {
-			dst := [...]*Phase{&st.Phases.Enumerate, &st.Phases.Fetch, &st.Phases.Scan}[k]
+			dst := [...]*Phase{&st.Phases.Enumerate, &st.Phases.Fetch, &st.Phases.Scan, &st.Phases.Enumerate}[k]
 			dst.Tasks += p.Tasks
 			dst.Busy += p.Busy
 		}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/spindle-go/spindle/scan/archive"
 	"github.com/spindle-go/spindle/scan/report"
 )
 
@@ -45,6 +46,9 @@ type object struct {
 	// is the line number of the content's first byte.
 	decoded bool
 	st0     int
+	// parts is the archive opened for reading in parts, closed with the
+	// object.
+	parts *archive.Archive
 	// head is the first chunk of a stream found to be an archive, which
 	// the walk must read again (a file is read again with ReadAt).
 	head []byte
@@ -90,6 +94,10 @@ func (o *object) release() bool {
 // closeFile closes the object's file if it is still open. Only the Fetch
 // chain (or the last reference holder, once the chain is over) calls it.
 func (o *object) closeFile() {
+	if o.parts != nil {
+		o.parts.Close()
+		o.parts = nil
+	}
 	if o.f != nil {
 		o.f.Close()
 		o.f, o.ra = nil, nil
