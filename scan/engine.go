@@ -118,7 +118,7 @@ type engine struct {
 	// archiveRead counts bytes archive walks read from storage: the parts
 	// of one archive are read by several workers at once.
 	archiveRead atomic.Int64
-	ignored  atomic.Int64 // findings whose fingerprint an ignore list holds
+	ignored     atomic.Int64 // findings whose fingerprint an ignore list holds
 
 	// walkCtx is ctx for the archive walks, cancelled by abort, so that a
 	// walk in progress (which polls its context, not stop) ends at its
@@ -156,8 +156,8 @@ const (
 // kind, copied through the rings without allocation.
 type task struct {
 	kind taskKind
-	job  *enumJob // kindEnumerate of a source
-	obj  *object  // kindFetch, kindScan; kindEnumerate of an archive (dir nil)
+	job  *enumJob   // kindEnumerate of a source
+	obj  *object    // kindFetch, kindScan; kindEnumerate of an archive (dir nil)
 	c    *chunk     // kindScan: a pooled buffer, owned by the task
 	pg   *partGroup // kindPart: the parts to read
 }
