@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spindle-go/spindle/scan"
@@ -62,24 +64,28 @@ func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (S
 	}
 	shallow := r.shallow()
 	st.Shallow = shallow
-	h := &history{repo: r, candidates: map[oid]bool{}}
+	h := &history{repo: r, candidates: map[oid]bool{}, hashSize: r.HashSize}
 	if shallow {
 		h.warn(sopts, path, "history", ErrShallow)
 	}
-
-	start := time.Now()
-	if err := h.list(opts, sopts); err != nil {
+	ls, err := h.startLog(opts)
+	if err != nil {
 		return st, err
 	}
-	st.Enumerate = time.Since(start)
-	st.Commits, st.Changes = int64(len(h.commits)), int64(len(h.changes))
+	defer ls.stop()
 
-	h.blobs = newCatFile(ctx, r.GitDir, h.hashSize, sopts.Workers)
+	var odbWarnings []error
+	h.blobs, odbWarnings = openBlobs(ctx, r, h.hashSize, sopts.Workers)
 	defer h.blobs.close()
+	for _, w := range odbWarnings {
+		h.warn(sopts, r.GitDir, "objects", w)
+	}
 
-	start = time.Now()
-	p1, err := h.scanBlobs(ctx, sopts)
+	start := time.Now()
+	p1, err := h.scanBlobs(ctx, sopts, ls)
 	st.ScanBlobs = time.Since(start)
+	st.Enumerate = ls.took // its own goroutine and process, during the blob scan
+	st.Commits, st.Changes = int64(len(h.commits)), int64(len(h.changes))
 	st.Blobs, st.BlobBytes = p1.Files, p1.Bytes
 	st.Candidates = int64(len(h.candidates))
 	if err != nil {
@@ -105,8 +111,30 @@ func (h *history) warn(opts scan.Options, path, op string, err error) {
 	}
 }
 
-// list runs git log and keeps the commits and their changes.
-func (h *history) list(opts Options, sopts scan.Options) error {
+// logStream is a running git log, parsed by a goroutine of its own as
+// fast as git writes: the commit walk and tree diffs (git's, on a core of
+// their own) run while the blobs listed so far are read and scanned, and
+// git never waits for the scan to ask for more.
+type logStream struct {
+	cmd    *exec.Cmd
+	out    io.ReadCloser
+	stderr bytes.Buffer
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	commits []commit // what the parser has published so far
+	changes []change
+	hash    int
+	end     bool  // the output has ended (or the parser failed)
+	perr    error // the parser's error
+	took    time.Duration
+	start   time.Time
+	waited  bool // Wait was called (by finish)
+}
+
+// startLog starts git log over the selection, and the goroutine that
+// parses it.
+func (h *history) startLog(opts Options) (*logStream, error) {
 	args := []string{"log", "--raw", "--no-abbrev", "-z", "--no-color", "--no-ext-diff", "--diff-merges=cc",
 		"--format=%x01%H%x00%P%x00%aN%x00%aE%x00%at%x00%s%x00"}
 	if len(opts.LogOpts) > 0 {
@@ -121,39 +149,98 @@ func (h *history) list(opts Options, sopts scan.Options) error {
 	if len(opts.LogOpts) == 0 || !contains(opts.LogOpts, "--") {
 		args = append(args, "--")
 	}
-	cmd := h.repo.command(args...)
-	out, err := cmd.StdoutPipe()
+	ls := &logStream{cmd: h.repo.command(args...), start: time.Now()}
+	ls.cond = sync.NewCond(&ls.mu)
+	out, err := ls.cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedBuffer{b: &stderr, n: 64 << 10}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git log: %w", err)
+	ls.out = out
+	ls.cmd.Stderr = &limitedBuffer{b: &ls.stderr, n: 64 << 10}
+	if err := ls.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("git log: %w", err)
 	}
-	p := newLogParser(out)
-	perr := p.parse()
-	if perr != nil {
-		io.Copy(io.Discard, out)
+	go ls.parse()
+	return ls, nil
+}
+
+// parse runs the parser, publishing what it has every few records.
+func (ls *logStream) parse() {
+	p := newLogParser(ls.out)
+	for {
+		more, err := p.parseSome(blobBatch)
+		ls.mu.Lock()
+		ls.commits, ls.changes, ls.hash = p.commits, p.changes, p.hashSize
+		if !more || err != nil {
+			ls.end, ls.perr, ls.took = true, err, time.Since(ls.start)
+		}
+		ls.cond.Broadcast()
+		ls.mu.Unlock()
+		if !more || err != nil {
+			if err != nil {
+				io.Copy(io.Discard, ls.out)
+			}
+			return
+		}
 	}
-	werr := cmd.Wait()
-	h.commits, h.changes, h.hashSize = p.commits, p.changes, p.hashSize
-	if h.hashSize == 0 {
-		h.hashSize = h.repo.HashSize
+}
+
+// more waits until the parser has published changes beyond n, or ended,
+// and copies what it has into h. At the end it waits for git and reports
+// how it ended: an error if it listed nothing, a warning (history cut) if
+// it stopped early.
+func (h *history) more(ls *logStream, n int, sopts scan.Options) (end bool, err error) {
+	ls.mu.Lock()
+	for len(ls.changes) <= n && !ls.end {
+		ls.cond.Wait()
 	}
+	h.commits, h.changes = ls.commits, ls.changes
+	if ls.hash != 0 {
+		h.hashSize = ls.hash
+	}
+	end, perr := ls.end && len(ls.changes) <= n, ls.perr
+	ls.mu.Unlock()
+	if !end {
+		return false, nil
+	}
+	werr := ls.wait()
 	switch {
 	case h.repo.ctx.Err() != nil:
-		return h.repo.ctx.Err()
+		return true, h.repo.ctx.Err()
 	case werr != nil && len(h.commits) == 0:
-		return fmt.Errorf("git log: %s", firstLine(stderr.String(), werr))
+		return true, fmt.Errorf("git log: %s", firstLine(ls.stderr.String(), werr))
 	case werr != nil:
 		// Part of the history was listed before git stopped (a missing
 		// commit or tree): scan what was listed, and say what is lost.
-		h.warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git log stopped early, history after it is not scanned: %s", firstLine(stderr.String(), werr)))
+		h.warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git log stopped early, history after it is not scanned: %s", firstLine(ls.stderr.String(), werr)))
 	case perr != nil:
-		return perr
+		return true, perr
 	}
-	return nil
+	return true, nil
+}
+
+// wait waits for git once its output has ended.
+func (ls *logStream) wait() error {
+	if ls.waited {
+		return nil
+	}
+	ls.waited = true
+	return ls.cmd.Wait()
+}
+
+// stop ends a git log that is still running (the scan stopped early) and
+// waits for the parser.
+func (ls *logStream) stop() {
+	if ls.waited {
+		return
+	}
+	ls.cmd.Process.Kill()
+	ls.mu.Lock()
+	for !ls.end {
+		ls.cond.Wait()
+	}
+	ls.mu.Unlock()
+	ls.wait()
 }
 
 func contains(s []string, x string) bool {
@@ -199,12 +286,12 @@ func (c *change) scannable() bool {
 // scanBlobs is phase 1: every distinct blob the changes introduce, read
 // and scanned once by the engine; a blob with a finding becomes a
 // candidate.
-func (h *history) scanBlobs(ctx context.Context, sopts scan.Options) (scan.Stats, error) {
+func (h *history) scanBlobs(ctx context.Context, sopts scan.Options, ls *logStream) (scan.Stats, error) {
 	opts := sopts
 	opts.NoGitleaksIgnore = true // the repository's was loaded into Ignore
 	opts.Progress = nil
 	opts.Shard = scan.Shard{} // the source shards by blob id itself
-	src := &blobSource{h: h, seen: make(map[oid]struct{}, len(h.changes)/2), shard: sopts.Shard}
+	src := &blobSource{h: h, ls: ls, sopts: sopts, seen: map[oid]struct{}{}, shard: sopts.Shard}
 	return scan.ScanSources(ctx, opts, src)
 }
 
@@ -212,6 +299,9 @@ func (h *history) scanBlobs(ctx context.Context, sopts scan.Options) (scan.Stats
 // log listed them (newest commits first), a batch at a time.
 type blobSource struct {
 	h     *history
+	ls    *logStream // the git log still being read; nil when the changes are listed already
+	ended bool       // ls has ended and every change it listed is in h
+	sopts scan.Options
 	next  int
 	seen  map[oid]struct{}
 	shard scan.Shard // blobs are split between shards by id
@@ -221,7 +311,19 @@ const blobBatch = 128
 
 func (s *blobSource) Enumerate(_ context.Context, b *scan.Batch) (bool, error) {
 	h := s.h
-	for n := 0; s.next < len(h.changes) && n < blobBatch; s.next++ {
+	for n := 0; n < blobBatch; s.next++ {
+		if s.next >= len(h.changes) {
+			if s.ls == nil || s.ended {
+				break
+			}
+			end, err := h.more(s.ls, s.next, s.sopts)
+			if err != nil {
+				return false, err
+			}
+			s.ended = end
+			s.next--
+			continue
+		}
 		c := &h.changes[s.next]
 		if !c.scannable() {
 			continue
@@ -245,7 +347,7 @@ func (s *blobSource) Enumerate(_ context.Context, b *scan.Batch) (bool, error) {
 			},
 		})
 	}
-	if s.next >= len(h.changes) {
+	if s.next >= len(h.changes) && (s.ls == nil || s.ended) {
 		s.seen = nil
 		return false, nil
 	}

@@ -89,31 +89,44 @@ var errLogFormat = errors.New("git log: unexpected output")
 // so far stay.
 func (p *logParser) parse() error {
 	for {
+		more, err := p.parseSome(1 << 20)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// parseSome reads records until n more changes are listed or the output
+// ends; more is false at the end.
+func (p *logParser) parseSome(n int) (more bool, err error) {
+	want := len(p.changes) + n
+	for len(p.changes) < want {
 		c, err := p.r.ReadByte()
 		if err == io.EOF {
-			return nil
+			return false, nil
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		switch c {
 		case 0x01:
 			if err := p.header(); err != nil {
-				return err
+				return false, err
 			}
 		case ':':
 			if len(p.commits) == 0 {
-				return fmt.Errorf("%w: a change before any commit", errLogFormat)
+				return false, fmt.Errorf("%w: a change before any commit", errLogFormat)
 			}
 			if err := p.entry(); err != nil {
-				return err
+				return false, err
 			}
 		case 0, '\n':
 			// separators between a header and its entries
 		default:
-			return fmt.Errorf("%w: byte %q", errLogFormat, c)
+			return false, fmt.Errorf("%w: byte %q", errLogFormat, c)
 		}
 	}
+	return true, nil
 }
 
 // field reads one NUL-terminated field. The slice is valid only until the

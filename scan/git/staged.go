@@ -60,14 +60,18 @@ func scanDiff(ctx context.Context, path string, sopts scan.Options, staged bool)
 	st.Enumerate = time.Since(start)
 	st.Changes = int64(len(h.changes))
 	if staged {
-		h.blobs = newCatFile(ctx, r.GitDir, h.hashSize, sopts.Workers)
+		var odbWarnings []error
+		h.blobs, odbWarnings = openBlobs(ctx, r, h.hashSize, sopts.Workers)
+		for _, w := range odbWarnings {
+			h.warn(sopts, r.GitDir, "objects", w)
+		}
 	} else {
 		h.blobs = h.worktreeFiles()
 	}
 	defer h.blobs.close()
 
 	start = time.Now()
-	p1, err := h.scanBlobs(ctx, sopts)
+	p1, err := h.scanBlobs(ctx, sopts, nil)
 	st.ScanBlobs = time.Since(start)
 	st.Blobs, st.BlobBytes, st.Candidates = p1.Files, p1.Bytes, int64(len(h.candidates))
 	if err != nil {
