@@ -15,9 +15,11 @@ import (
 // gitOptions are the git command's flags beyond the scanning ones.
 type gitOptions struct {
 	scanOptions
-	logOpts  string
-	staged   bool
-	unstaged bool
+	gitleaks  gitleaksOptions
+	logOpts   string
+	staged    bool
+	unstaged  bool
+	preCommit bool
 }
 
 const gitLong = `git scans a repository's history for secrets: every commit reachable from
@@ -53,15 +55,23 @@ func newGitCmd(e env) *cobra.Command {
 		},
 	}
 	addReportFlags(c, &o.scanOptions)
+	addGitleaksFlags(c, &o.gitleaks)
 	f := c.Flags()
 	f.StringVar(&o.logOpts, "log-opts", "", "git log `OPTIONS`, as gitleaks takes them: ranges, --since/--until, --branches, --all, --no-merges")
 	f.BoolVar(&o.staged, "staged", false, "scan what the next commit would record (the index against HEAD): for pre-commit hooks")
 	f.BoolVar(&o.unstaged, "unstaged", false, "scan the work tree's changes that are not staged")
+	f.BoolVar(&o.preCommit, "pre-commit", false, "gitleaks: scan the changes not committed yet (git diff): the work tree's unstaged changes, or with --staged the index's")
 	c.MarkFlagsMutuallyExclusive("staged", "unstaged")
 	return c
 }
 
 func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
+	if err := o.gitleaks.apply(c, e, &o.scanOptions); err != nil {
+		return &usageError{cmd: c, err: err}
+	}
+	if o.preCommit && !o.staged {
+		o.unstaged = true
+	}
 	format, err := o.check()
 	if err != nil {
 		return &usageError{cmd: c, err: err}
@@ -83,7 +93,7 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 		return exitWith(exitError, fmt.Errorf("git: %w", err))
 	}
 	var hist git.Stats
-	job := scanJob{configRoot: repo, run: func(ctx context.Context, opts scan.Options) (scan.Stats, error) {
+	job := scanJob{configRoot: repo, remoteURL: git.RemoteURL(c.Context(), repo), run: func(ctx context.Context, opts scan.Options) (scan.Stats, error) {
 		var err error
 		switch {
 		case o.staged:

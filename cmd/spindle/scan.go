@@ -61,6 +61,9 @@ type scanOptions struct {
 	enableRules []string // --enable-rule: only these rules
 	timeout     int      // --timeout seconds; 0: none
 	gitleaksCSV bool     // csv means gitleaks' columns
+	decodeDepth int      // --max-decode-depth; -1: the default
+	ignoreAllow bool     // --ignore-gitleaks-allow
+	platform    string   // --platform, for links in history reports
 	stdinName   string
 }
 
@@ -117,6 +120,7 @@ func newScanCmd(e env) *cobra.Command {
 	f.BoolVar(&o.gitignore, "gitignore", false, "skip files that .gitignore and .ignore exclude (default: scan all but .git/)")
 	f.BoolVar(&o.followSymlinks, "follow-symlinks", false, "follow symbolic links (loops are detected)")
 	f.StringVar(&o.stdinName, "stdin-name", "-", "the `NAME` standard input (PATH -) has in reports and path rules")
+	f.IntVar(&o.decodeDepth, "max-decode-depth", 5, "decode encoded text (base64, hex, percent, escapes) recursively up to `N` levels; 0 turns decoding off")
 	return c
 }
 
@@ -344,6 +348,7 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 		ToolVersion: moduleVersion(),
 		Template:    tmpl,
 		RemoteURL:   job.remoteURL,
+		Platform:    o.platform,
 	})
 	if err != nil {
 		return exitWith(exitError, err)

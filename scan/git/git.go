@@ -193,3 +193,18 @@ func SplitLogOpts(s string) ([]string, error) {
 	}
 	return args, nil
 }
+
+// RemoteURL returns the URL of the repository's "origin" remote, or "" if
+// it has none: reports use it to link findings to the commit on its
+// hosting platform, as gitleaks does.
+func RemoteURL(ctx context.Context, path string) string {
+	r, err := gitrepo.Open(path)
+	if err != nil {
+		return ""
+	}
+	out, err := gitCommand(ctx, r.GitDir, "", "config", "--get", "remote.origin.url").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
