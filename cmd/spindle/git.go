@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +22,7 @@ type gitOptions struct {
 	staged    bool
 	unstaged  bool
 	preCommit bool
+	reposFile string
 }
 
 const gitLong = `git scans a repository's history for secrets: every commit reachable from
@@ -34,10 +37,15 @@ misses them.
 Each distinct blob is read and scanned once, on every core; only the commits
 that hold a blob with findings are diffed, by git itself. git must be on PATH.
 
+Several REPOs (the leading arguments that are directories, and --repos FILE)
+are scanned one after another, each finding named repo/path; --shard I/N
+splits every one of them by blob, so N machines share the whole list.
+
 A shallow clone is scanned as far as it goes, with a warning. A directory
 that is not a repository is an error (exit 2).`
 
 const gitExamples = `  spindle git                          # every commit of the repository here
+  spindle git --shard 2/8 --repos repos.txt -f jsonl -o part-2.jsonl   # one of 8 machines
   spindle git ../repo main             # what main reaches
   spindle git . v1.2..HEAD             # a CI range: what the push added
   spindle git --log-opts="--since=2.weeks --no-merges"
@@ -46,7 +54,7 @@ const gitExamples = `  spindle git                          # every commit of th
 func newGitCmd(e env) *cobra.Command {
 	o := gitOptions{scanOptions: scanOptions{maxFileSize: sizeValue{text: "0"}}}
 	c := &cobra.Command{
-		Use:     "git [flags] [REPO] [REVISION...]",
+		Use:     "git [flags] [REPO...] [REVISION...]",
 		Short:   "Find secrets in a git repository's history",
 		Long:    gitLong,
 		Example: gitExamples,
@@ -60,6 +68,7 @@ func newGitCmd(e env) *cobra.Command {
 	f.StringVar(&o.logOpts, "log-opts", "", "git log `OPTIONS`, as gitleaks takes them: ranges, --since/--until, --branches, --all, --no-merges")
 	f.BoolVar(&o.staged, "staged", false, "scan what the next commit would record (the index against HEAD): for pre-commit hooks")
 	f.BoolVar(&o.unstaged, "unstaged", false, "scan the work tree's changes that are not staged")
+	f.StringVar(&o.reposFile, "repos", "", "scan the repositories listed in `FILE` (one path per line) too; findings are named repo/path")
 	f.BoolVar(&o.preCommit, "pre-commit", false, "gitleaks: scan the changes not committed yet (git diff): the work tree's unstaged changes, or with --staged the index's")
 	c.MarkFlagsMutuallyExclusive("staged", "unstaged")
 	return c
@@ -76,35 +85,66 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 	if err != nil {
 		return &usageError{cmd: c, err: err}
 	}
-	repo := "."
-	if len(args) > 0 {
-		repo, args = args[0], args[1:]
+	// The leading arguments that are directories are repositories (REPO
+	// defaults to "."); the rest are revisions, for each of them.
+	var repos []string
+	for len(args) > 0 {
+		if fi, err := os.Stat(args[0]); err != nil || !fi.IsDir() {
+			break
+		}
+		repos, args = append(repos, args[0]), args[1:]
 	}
+	if o.reposFile != "" {
+		list, err := readRepoList(o.reposFile)
+		if err != nil {
+			return exitWith(exitError, err)
+		}
+		repos = append(repos, list...)
+	}
+	if len(repos) == 0 {
+		if len(args) > 0 && !looksLikeRevision(args[0]) {
+			return exitWith(exitError, fmt.Errorf("git: %s: no such repository", args[0]))
+		}
+		repos = []string{"."}
+	}
+	repo := repos[0]
 	hopts := git.Options{Revisions: args}
 	if o.logOpts != "" {
 		if hopts.LogOpts, err = git.SplitLogOpts(o.logOpts); err != nil {
 			return &usageError{cmd: c, err: err}
 		}
 	}
-	if (o.staged || o.unstaged) && (len(args) > 0 || o.logOpts != "") {
-		return &usageError{cmd: c, err: errors.New("--staged and --unstaged take no REVISION or --log-opts")}
-	}
-	if _, err := os.Stat(repo); err != nil {
-		return exitWith(exitError, fmt.Errorf("git: %w", err))
+	if (o.staged || o.unstaged) && (len(args) > 0 || o.logOpts != "" || len(repos) > 1) {
+		return &usageError{cmd: c, err: errors.New("--staged and --unstaged take one REPO and no REVISION or --log-opts")}
 	}
 	var hist git.Stats
-	job := scanJob{configRoot: repo, remoteURL: git.RemoteURL(c.Context(), repo), run: func(ctx context.Context, opts scan.Options) (scan.Stats, error) {
+	job := scanJob{configRoot: repo, run: func(ctx context.Context, opts scan.Options) (scan.Stats, error) {
 		var err error
 		switch {
 		case o.staged:
 			hist, err = git.Staged(ctx, repo, opts)
 		case o.unstaged:
 			hist, err = git.Unstaged(ctx, repo, opts)
-		default:
+		case len(repos) == 1:
 			hist, err = git.Scan(ctx, repo, hopts, opts)
+		default:
+			// Several repositories, one after another, each finding
+			// named by its repository.
+			for _, r := range repos {
+				h := hopts
+				h.Prefix = strings.TrimSuffix(filepath.ToSlash(r), "/") + "/"
+				st, serr := git.Scan(ctx, r, h, opts)
+				hist = addHistory(hist, st)
+				if serr != nil {
+					return hist.Stats, fmt.Errorf("%s: %w", r, serr)
+				}
+			}
 		}
 		return hist.Stats, err
 	}}
+	if len(repos) == 1 {
+		job.remoteURL = git.RemoteURL(c.Context(), repo)
+	}
 	err = runReport(c, e, o.scanOptions, format, job)
 	if !o.quiet && hist.Commits > 0 {
 		fmt.Fprintf(e.stderr, "history: %s, %s of distinct blobs (%d with findings); git log %v, blobs %v, attribution %v\n",
@@ -112,6 +152,59 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 			hist.Enumerate.Round(1e6), hist.ScanBlobs.Round(1e6), hist.Attribute.Round(1e6))
 	}
 	return err
+}
+
+// readRepoList reads --repos FILE: one repository path per line; blank
+// lines and lines starting with # are skipped.
+func readRepoList(path string) ([]string, error) {
+	b, err := readSmallFile(path, 16<<20)
+	if err != nil {
+		return nil, fmt.Errorf("--repos: %w", err)
+	}
+	var repos []string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "#") {
+			repos = append(repos, line)
+		}
+	}
+	return repos, nil
+}
+
+// looksLikeRevision tells a revision ("main", "v1..v2", "^old", "HEAD~3")
+// from a mistyped repository path, for the error message.
+func looksLikeRevision(s string) bool {
+	return !strings.ContainsAny(s, "/\\") || strings.Contains(s, "..") || strings.HasPrefix(s, "^")
+}
+
+// addHistory sums the stats of scans of several repositories.
+func addHistory(a, b git.Stats) git.Stats {
+	a.Files += b.Files
+	a.Members += b.Members
+	a.Bytes += b.Bytes
+	a.Findings += b.Findings
+	a.Known += b.Known
+	a.Ignored += b.Ignored
+	a.Warnings += b.Warnings
+	a.Lost += b.Lost
+	a.Noise += b.Noise
+	a.Duration += b.Duration
+	if a.Skipped == nil {
+		a.Skipped = map[string]int64{}
+	}
+	for k, v := range b.Skipped {
+		a.Skipped[k] += v
+	}
+	a.Commits += b.Commits
+	a.Changes += b.Changes
+	a.Blobs += b.Blobs
+	a.BlobBytes += b.BlobBytes
+	a.Candidates += b.Candidates
+	a.Enumerate += b.Enumerate
+	a.ScanBlobs += b.ScanBlobs
+	a.Attribute += b.Attribute
+	a.Shallow = a.Shallow || b.Shallow
+	return a
 }
 
 func humanBlobs(n, bytes int64) string {

@@ -175,3 +175,36 @@ func TestWarningsClassesAndStrict(t *testing.T) {
 		}
 	}
 }
+
+func TestGitSeveralRepositories(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	for i, name := range []string{"alpha", "beta", "gamma"} {
+		dir := filepath.Join(root, name)
+		writeTree(t, dir, map[string]string{"app.env": "k=" + token(i) + "\n"})
+		for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-qm", "init"}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@x",
+				"GIT_COMMITTER_NAME=A", "GIT_COMMITTER_EMAIL=a@x")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	writeTree(t, root, map[string]string{"repos.txt": "# more\ngamma\n", ".gitleaks.toml": testRules})
+	r := invoke(t, root, "git", "-c", ".gitleaks.toml", "-f", "jsonl", "alpha", "beta", "--repos", "repos.txt")
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{`"file":"alpha/app.env"`, `"file":"beta/app.env"`, `"file":"gamma/app.env"`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("report lacks %s:\n%s", want, r.stdout)
+		}
+	}
+	if r := invoke(t, root, "git", "nosuch/repo"); r.code != 2 {
+		t.Errorf("a missing repository: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -26,6 +26,10 @@ type Options struct {
 	// after "--". When set, they replace the default selection (--all,
 	// --full-history) as they do in gitleaks; Revisions are added to them.
 	LogOpts []string
+	// Prefix is put in front of every finding's file, and so of its
+	// fingerprint: a scan of several repositories names each finding's
+	// repository this way ("repo/path/in/repo").
+	Prefix string
 }
 
 // Stats describe a finished history scan.

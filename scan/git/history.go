@@ -28,7 +28,8 @@ type history struct {
 	// candidates are the blobs with findings in phase 1. Written by the
 	// engine's Found callbacks, which are serialised.
 	candidates map[oid]bool
-	lost       int64 // warnings of the history itself (see warn)
+	lost       int64  // warnings of the history itself (see warn)
+	prefix     string // Options.Prefix
 }
 
 // blobReader opens a blob by id.
@@ -68,6 +69,7 @@ func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (S
 	if shallow {
 		h.warn(sopts, path, "history", ErrShallow)
 	}
+	h.prefix = opts.Prefix
 	ls, err := h.startLog(opts)
 	if err != nil {
 		return st, err
@@ -528,7 +530,9 @@ func (h *history) annotator(ch *change) func(*report.Finding) {
 	id := hex.EncodeToString(c.id[:h.hashSize])
 	date := time.Unix(c.time, 0).UTC().Format(time.RFC3339)
 	merge := ch.status == 'X'
+	prefix := h.prefix
 	return func(f *report.Finding) {
+		f.File = prefix + f.File
 		f.Commit, f.Author, f.Email, f.Date, f.Message = id, c.author, c.email, date, c.subject
 		f.Fingerprint = id + ":" + f.File + ":" + f.RuleID + ":" + strconv.Itoa(f.Line)
 		if merge {
