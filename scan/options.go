@@ -55,6 +55,8 @@ type Options struct {
 	// work is dropped, and Scan returns that warning as its error.
 	FailFast bool
 	// MaxFileSize skips files larger than this many bytes; 0 means no limit.
+	// It caps archive members too (Archive.MaxMemberBytes), unless that is
+	// set: a member past it is cut, with a warning, and its siblings read.
 	MaxFileSize int64
 	// ArchiveDepth is how many levels of nested archives are opened: 1
 	// scans the members of archives found on disk, 2 the members of
@@ -298,6 +300,11 @@ func (o Options) withDefaults() settings {
 	}
 	if o.MaxFileSize < 0 {
 		o.MaxFileSize = 0
+	}
+	if o.MaxFileSize > 0 && o.Archive.MaxMemberBytes == 0 {
+		// One limit on the size of what is scanned, on disk or in an
+		// archive.
+		o.Archive.MaxMemberBytes = o.MaxFileSize
 	}
 	w := max(o.Detector.MaxWindow(), 0)
 	s := settings{Options: o, window: w, overlap: 2 * w, limits: o.Archive}

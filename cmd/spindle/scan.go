@@ -32,6 +32,7 @@ import (
 const (
 	maxWorkers      = 1024
 	maxArchiveDepth = 16
+	maxDecodeDepth  = 64
 )
 
 // scanOptions are the scan command's flags.
@@ -54,6 +55,7 @@ type scanOptions struct {
 	verbose        bool
 	shard          string
 	template       string // --report-template FILE
+	archive        archiveFlags
 
 	// Set by the gitleaks-compatible commands (see gitleaks.go).
 	configTOML  string   // a config's text (GITLEAKS_CONFIG_TOML)
@@ -135,6 +137,7 @@ func addReportFlags(c *cobra.Command, o *scanOptions) {
 	f.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	f.IntVarP(&o.workers, "workers", "j", runtime.GOMAXPROCS(0), "run `N` workers")
 	f.IntVar(&o.archiveDepth, "archive-depth", scan.DefaultArchiveDepth, "open archives nested up to `N` deep; 0 turns archives off")
+	o.archive.register(f)
 	f.Var(&o.maxFileSize, "max-file-size", "skip files larger than `SIZE` (10MB, 1GiB, 500k, bytes); 0: no limit")
 	f.IntVar(&o.redact, "redact", 0, "hide secrets in the report; =`PCT` hides that share of each (bare --redact: 100)")
 	f.Lookup("redact").NoOptDefVal = "100"
@@ -182,12 +185,17 @@ func (o *scanOptions) check() (report.Format, error) {
 		return "", fmt.Errorf("invalid argument %d for \"-j, --workers\": want 1 to %d", o.workers, maxWorkers)
 	case o.archiveDepth < 0 || o.archiveDepth > maxArchiveDepth:
 		return "", fmt.Errorf("invalid argument %d for \"--archive-depth\": want 0 (off) to %d", o.archiveDepth, maxArchiveDepth)
+	case o.decodeDepth < 0 || o.decodeDepth > maxDecodeDepth:
+		return "", fmt.Errorf("invalid argument %d for \"--max-decode-depth\": want 0 (off) to %d", o.decodeDepth, maxDecodeDepth)
 	case o.redact < 0 || o.redact > 100:
 		return "", fmt.Errorf("invalid argument %d for \"--redact\": want a percentage, 0 to 100", o.redact)
 	case o.exitCode < 0 || o.exitCode > 125:
 		// 126 and up mean "not executable", "not found" and "killed by a
 		// signal" to shells; a finding must not look like one.
 		return "", fmt.Errorf("invalid argument %d for \"--exit-code\": want 0 to 125", o.exitCode)
+	}
+	if err := o.archive.check(); err != nil {
+		return "", err
 	}
 	switch o.color {
 	case "auto", "always", "never":
@@ -377,6 +385,7 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 		}
 	}
 	opts := scan.Options{
+		Archive:      o.archive.limits(),
 		Shard:        shard,
 		Workers:      o.workers,
 		MaxFileSize:  o.maxFileSize.bytes,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -206,5 +207,37 @@ func TestGitSeveralRepositories(t *testing.T) {
 	}
 	if r := invoke(t, root, "git", "nosuch/repo"); r.code != 2 {
 		t.Errorf("a missing repository: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// Every archive budget has a flag, and --max-file-size caps members too:
+// a member over it is cut with a warning and its siblings are read.
+func TestArchiveBudgetFlags(t *testing.T) {
+	dir := t.TempDir()
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for i, body := range []string{"k=" + token(1), strings.Repeat("x", 4096) + "\nk=" + token(2), "k=" + token(3), "k=" + token(4)} {
+		w, _ := zw.Create(fmt.Sprintf("m%d.txt", i))
+		w.Write([]byte(body))
+	}
+	zw.Close()
+	writeTree(t, dir, map[string]string{".gitleaks.toml": testRules, "a.zip": zb.String()})
+	count := func(r result) int { return strings.Count(r.stdout, `"rule_id"`) }
+
+	r := invoke(t, dir, "scan", "-f", "jsonl", "--max-file-size", "1k", ".")
+	if count(r) != 3 || !strings.Contains(r.stderr, "a.zip!m1.txt") {
+		t.Errorf("--max-file-size 1k: %d findings, want 3 (the big member cut, its siblings read)\n%s", count(r), r.stderr)
+	}
+	r = invoke(t, dir, "scan", "-f", "jsonl", "--archive-max-entries", "2", ".")
+	if count(r) != 2 || strings.Count(r.stderr, "entries budget") != 2 {
+		t.Errorf("--archive-max-entries 2: %d findings, want 2, and the 2 entries past it named\n%s", count(r), r.stderr)
+	}
+	if r := invoke(t, dir, "scan", "--archive-fail-on-budget", "--archive-max-entries", "2", "."); r.code != 2 {
+		t.Errorf("--archive-fail-on-budget: exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	for _, bad := range [][]string{{"--archive-max-ratio", "0.5"}, {"--archive-timeout", "-1s"}, {"-j", "100000"}, {"--max-decode-depth", "-1"}} {
+		if r := invoke(t, dir, append([]string{"scan"}, append(bad, ".")...)...); r.code != 2 || !strings.Contains(r.stderr, bad[0]) {
+			t.Errorf("%v: exit %d, want 2 naming the flag\n%s", bad, r.code, r.stderr)
+		}
 	}
 }
