@@ -1,6 +1,8 @@
 package main
 
 import (
+	"archive/tar"
+	"bufio"
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
@@ -11,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -239,5 +242,51 @@ func TestArchiveBudgetFlags(t *testing.T) {
 		if r := invoke(t, dir, append([]string{"scan"}, append(bad, ".")...)...); r.code != 2 || !strings.Contains(r.stderr, bad[0]) {
 			t.Errorf("%v: exit %d, want 2 naming the flag\n%s", bad, r.code, r.stderr)
 		}
+	}
+}
+
+// A reader that goes away mid-report (spindle scan | head -1) ends the
+// scan cleanly: exit 141, and no spool file (decoded archive content,
+// secrets and all) left in TMPDIR.
+func TestBrokenPipeLeavesNothingBehind(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	// A zip inside a tar is spooled (a zip needs random access); make it
+	// larger than the in-memory spool so it goes to a file.
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for i := range 300 {
+		w, _ := zw.CreateHeader(&zip.FileHeader{Name: fmt.Sprintf("m%d.txt", i), Method: zip.Store})
+		w.Write([]byte(strings.Repeat("filler\n", 3000) + "k=" + token(i) + "\n"))
+	}
+	zw.Close()
+	var tb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	tw.WriteHeader(&tar.Header{Name: "inner.zip", Mode: 0o600, Size: int64(zb.Len())})
+	tw.Write(zb.Bytes())
+	tw.Close()
+	writeTree(t, dir, map[string]string{".gitleaks.toml": testRules, "bundle.tar": tb.String()})
+	cmd := exec.Command(binary, "scan", "-f", "jsonl", "-j", "1", "--archive-spool-memory", "64k", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.Contains(line, "rule_id") {
+		t.Fatalf("first line %q: %v", line, err)
+	}
+	out.Close() // the reader goes away, as head does
+	cmd.Wait()
+	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() || ws.ExitStatus() != exitBrokenPipe {
+		t.Errorf("killed by a signal %v / exit %d: want exit %d, the scan ended on its own", ws.Signaled(), ws.ExitStatus(), exitBrokenPipe)
+	}
+	left, _ := os.ReadDir(tmp)
+	if len(left) != 0 {
+		t.Errorf("left in TMPDIR: %v", left)
 	}
 }
