@@ -2,8 +2,8 @@ package main
 
 import (
 	"archive/tar"
-	"bufio"
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
