@@ -60,10 +60,11 @@
 // spindle bench runs each workload's implementations in turn on this
 // machine: one untimed warm-up, then --count samples, each a batch of runs
 // lasting about 50ms, and reports the median time per task, node or hop and
-// the ratio to the goroutine version. The workloads are the DESIGN.md §6
-// figures, the same as the testing.B benchmarks beside each package, so
+// the ratio to the goroutine version. The workloads are the ones the
+// project's target figures are stated for (BENCHMARKS.md), the same as the
+// testing.B benchmarks beside each package, so
 // `go test -bench` and the command agree; the command exists so that a user
 // can see the numbers on their own hardware without the repository.
-// --plot draws the table as SVG, or as PNG with a built-in bitmap font
-// (font.go), since the standard library has an encoder but no font.
+// --plot draws the table as SVG, which any browser renders (a .png name
+// is refused with a note on converting the SVG).
 package main

@@ -15,7 +15,7 @@ import (
 )
 
 // Exit codes. They are the command's contract with scripts and CI, and the
-// same as gitleaks' where gitleaks has one (research/scanners.md §2.3), except
+// same as gitleaks' where gitleaks has one (0 clean, 1 leaks found), except
 // that spindle keeps errors apart from findings: a CI job must not read "the
 // config is broken" as "a secret leaked", nor the reverse.
 const (

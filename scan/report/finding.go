@@ -2,11 +2,12 @@ package report
 
 // Finding is one secret found by a scan. It is the unit every writer in this
 // package emits and the shape of the JSON report, so its field names and JSON
-// tags are part of the command's contract (DESIGN.md §5).
+// tags are part of the command's contract with the tools that read its
+// reports.
 //
 // Lines and columns are 1-based; EndColumn is inclusive, as in gitleaks.
-// File is the path as the user gave it, with archive members joined by '!'
-// (outer.zip!dir/file.txt).
+// File names the file relative to the scan's root (see package scan), with
+// archive members joined by '!' (outer.zip!dir/file.txt).
 //
 // A finding from a repository's history (spindle git) also names the commit
 // that added the line it is on: Commit (the full hash), the author's Name and
