@@ -28,8 +28,9 @@ type Summary struct {
 	// Lost+Noise, and what the classes do not account for is "other".
 	Warnings int
 
-	// Skipped counts objects not scanned, by reason ("binary", "too
-	// large", "gitignored", "lfs pointer"...); reasons with a zero count are
+	// Skipped counts objects not scanned, by reason (the scan package's
+	// Skip* names: "binary", "size", "ignored", "allowlist", "lfs-pointer"...);
+	// reasons with a zero count are
 	// not printed.
 	Skipped map[string]int64
 }
@@ -38,7 +39,7 @@ type Summary struct {
 //
 //	scanned 1250 files and 3 archive members, 1.2 GiB in 1.53s (840 MiB/s)
 //	3 findings, 4 warnings (1 lost data, 3 noise)
-//	skipped: 12 binary, 4 too large
+//	skipped: 12 binary, 4 size
 //
 // Sizes are in binary units (KiB, MiB, GiB), with one decimal below 10; the
 // rate is left out when the duration is zero; the classes of the warnings
