@@ -285,10 +285,10 @@ func TestRunnerEmulationEvaluatesWhatTheFilesUse(t *testing.T) {
 		{"github.event.pull_request.base.sha", "", false}, // null below a known context
 		{"inputs.n", "3", false},
 		{"steps.scan.outputs.exit-code", "1", false},
-		{"secrets.TOKEN", "", true},                 // unknown context
-		{"github.event", "", true},                  // an object
-		{"format('{0}', inputs.scan)", "", true},    // a function
-		{"inputs.scan || 'false'", "", true},        // an operator
+		{"secrets.TOKEN", "", true},              // unknown context
+		{"github.event", "", true},               // an object
+		{"format('{0}', inputs.scan)", "", true}, // a function
+		{"inputs.scan || 'false'", "", true},     // an operator
 	}
 	for _, v := range values {
 		got, err := ctx.lookup(v.expr)
