@@ -323,7 +323,7 @@ func runAction(t *testing.T, a actionFile, sc actionScenario, workspace string) 
 		steps = append(steps, st)
 	}
 	env := append(os.Environ(), "PATH="+filepath.Dir(binary)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	r := runSteps(t, steps, ctx, env, workspace)
+	r := runSteps(t, steps, ctx, env, workspace, nil)
 	log := r.log.String()
 	if r.failed != sc.wantFail {
 		t.Fatalf("action failed = %v, want %v\n%s", r.failed, sc.wantFail, log)
@@ -422,7 +422,7 @@ func TestActionInstallStepBuildsTheActionSource(t *testing.T) {
 			// GITHUB_ACTION_PATH is set by the runner for an action's
 			// steps; the environment is the shared build one, without this
 			// machine's GOFLAGS, as on a runner.
-			r := runSteps(t, install, ctx, sharedBuildEnv("GITHUB_ACTION_PATH="+src), t.TempDir())
+			r := runSteps(t, install, ctx, sharedBuildEnv("GITHUB_ACTION_PATH="+src), t.TempDir(), nil)
 			if r.failed {
 				t.Fatalf("the install step failed:\n%s", r.log.String())
 			}

@@ -150,8 +150,9 @@ type stepRun struct {
 
 // runSteps runs steps as a runner would, in workdir, with the given
 // process environment, updating ctx["steps"] with each step's outputs.
-// RUNNER_TEMP is runner.temp.
-func runSteps(t *testing.T, steps []ghStep, ctx ghContext, env []string, workdir string) *stepRun {
+// RUNNER_TEMP is runner.temp. A uses: step is passed to uses, if not nil,
+// which does what the action would for the test (an error fails the step).
+func runSteps(t *testing.T, steps []ghStep, ctx ghContext, env []string, workdir string, uses func(usedAction) error) *stepRun {
 	t.Helper()
 	r := &stepRun{}
 	temp, err := ctx.lookup("runner.temp")
@@ -187,7 +188,14 @@ func runSteps(t *testing.T, steps []ghStep, ctx ghContext, env []string, workdir
 					t.Fatalf("%s: with %s: %v", name, k, err)
 				}
 			}
-			r.used = append(r.used, usedAction{st.Uses, with})
+			u := usedAction{st.Uses, with}
+			r.used = append(r.used, u)
+			if uses != nil {
+				if err := uses(u); err != nil {
+					r.failed = true
+					fmt.Fprintf(&r.log, "--- %s failed: %v\n", name, err)
+				}
+			}
 			continue
 		}
 		if st.Shell != "bash" {
