@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -362,5 +363,45 @@ func TestExampleWorkflowUsesTheActionWithHistory(t *testing.T) {
 	}
 	if !found {
 		t.Error("no step uses the spindle action")
+	}
+}
+
+// TestScriptsPassShellcheck lints every script the integration files run:
+// the Action's and the workflows' run steps (bash, as GitHub runs them)
+// and the merge Job's sh -c script (sh: Alpine's busybox).
+func TestScriptsPassShellcheck(t *testing.T) {
+	if _, err := exec.LookPath("shellcheck"); err != nil {
+		t.Skip("shellcheck is not installed (Debian: apt-get install shellcheck)")
+	}
+	type script struct{ where, shell, text string }
+	var scripts []script
+	for i, st := range readAction(t).Runs.Steps {
+		if st.Run != "" {
+			scripts = append(scripts, script{fmt.Sprintf("action.yml step %d (%s)", i+1, st.Name), "bash", st.Run})
+		}
+	}
+	for _, name := range []string{"deploy/github-actions/spindle-sharded.yml", "docs/examples/github-workflow.yml"} {
+		for id, j := range readWorkflow(t, name).Jobs {
+			for i, st := range j.Steps {
+				if st.Run != "" {
+					scripts = append(scripts, script{fmt.Sprintf("%s job %s step %d", name, id, i+1), "bash", st.Run})
+				}
+			}
+		}
+	}
+	for _, c := range readK8s(t, "merge-job.yaml").jobs[0].Spec.Template.Spec.Containers {
+		if len(c.Command) == 3 && c.Command[1] == "-c" {
+			scripts = append(scripts, script{"merge-job.yaml container " + c.Name, "sh", c.Command[2]})
+		}
+	}
+	if len(scripts) < 5 {
+		t.Fatalf("found %d scripts; the files have more", len(scripts))
+	}
+	for _, s := range scripts {
+		cmd := exec.Command("shellcheck", "--shell="+s.shell, "-")
+		cmd.Stdin = strings.NewReader(s.text)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: shellcheck: %v\n%s", s.where, err, out)
+		}
 	}
 }
