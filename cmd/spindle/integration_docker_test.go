@@ -548,9 +548,7 @@ func TestDockerfileBuildStageRunsHereOnTheIgnoredContext(t *testing.T) {
 			env = append(env, name+"="+def)
 		case "ENV":
 			// ENV k=v (no spaces in values here).
-			for _, kv := range strings.Fields(in.args) {
-				env = append(env, kv)
-			}
+			env = append(env, strings.Fields(in.args)...)
 		case "RUN":
 			script := in.args
 			m := goBuildRE.FindStringSubmatch(script)
