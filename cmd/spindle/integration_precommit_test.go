@@ -25,6 +25,11 @@ func preCommit(t *testing.T, dir string, env []string, name string, args ...stri
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()
+	if strings.Contains(string(out), "InvalidManifestError") {
+		v, _ := exec.Command("pre-commit", "--version").Output()
+		t.Fatalf("%s rejects .pre-commit-hooks.yaml: the hooks must load in the pre-commit versions users have "+
+			"(stage names such as pre-commit in stages: need pre-commit 3.2 or later; Debian 12 ships 3.0.4)\n%s", strings.TrimSpace(string(v)), out)
+	}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
