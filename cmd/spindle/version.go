@@ -9,15 +9,29 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// versionString describes this binary in one line: the module version
-// ("v0.3.0" from go install ...@v0.3.0, "(devel)" from a checkout), the
-// commit and its time when the binary was built with VCS information, and
-// the Go toolchain and platform, which are what a bug report needs.
+// version is the release this binary was built as, set at link time:
+//
+//	go build -ldflags "-X main.version=v1.2.3" ./cmd/spindle
+//
+// Release builds (the Dockerfile, the GitHub Action) set it; without it the
+// version comes from the module's build information.
+var version string
+
+// versionString describes this binary in one line: the version, the commit
+// and its time when the binary was built with VCS information, and the Go
+// toolchain and platform, which are what a bug report needs.
+//
+// The version is main.version when the linker set it, else the module
+// version Go recorded: "v0.3.0" from go install ...@v0.3.0; from a git
+// checkout, a pseudo-version such as v0.0.0-20260101120000-0123456789ab
+// (with +dirty for uncommitted changes) since Go 1.24; "(devel)" when the
+// build had no VCS information (-buildvcs=false, a source tarball, a git
+// worktree, whose .git is a file that Go does not recognise).
 func versionString() string {
-	version, commit, when, dirty := "(unknown)", "", "", false
+	v, commit, when, dirty := "(unknown)", "", "", false
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if info.Main.Version != "" {
-			version = info.Main.Version
+			v = info.Main.Version
 		}
 		for _, s := range info.Settings {
 			switch s.Key {
@@ -30,8 +44,11 @@ func versionString() string {
 			}
 		}
 	}
+	if version != "" {
+		v = version
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "spindle %s", version)
+	fmt.Fprintf(&b, "spindle %s", v)
 	if commit != "" {
 		if len(commit) > 12 {
 			commit = commit[:12]
@@ -61,9 +78,13 @@ func newVersionCmd(e env) *cobra.Command {
 	}
 }
 
-// moduleVersion is the module version alone, for SARIF's tool.driver:
-// "" when unknown or a development build.
+// moduleVersion is the version alone, for SARIF's tool.driver: main.version
+// when the linker set it, else the module version; "" when unknown or a
+// development build.
 func moduleVersion() string {
+	if version != "" {
+		return version
+	}
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "(devel)" {
 		return info.Main.Version
 	}
