@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -392,14 +393,73 @@ func (h *history) openBlob(id oid) (io.ReadCloser, error) {
 // blob are diffed by git (`git log -p -U0`, the patches gitleaks reads,
 // and --cc for merges), and the lines each added to each candidate path
 // are scanned, as gitleaks scans them, with the commit's metadata.
+//
+// The commits are split between several git processes, one per worker,
+// each diffing its share while the engine scans the fragments the others
+// produced; and each diffs only the paths that matter (the candidates'
+// paths and the paths they were renamed from, so that git's rename
+// detection pairs them as the full log did), unless there are too many to
+// name.
 func (h *history) attribute(ctx context.Context, sopts scan.Options) (scan.Stats, error) {
-	var stdin bytes.Buffer
-	for _, ci := range h.candidateCommits() {
-		stdin.WriteString(h.commits[ci].id.String(h.hashSize))
-		stdin.WriteByte('\n')
+	commits := h.candidateCommits()
+	if len(commits) == 0 {
+		return scan.Stats{}, nil
 	}
-	return h.attributeWith(ctx, sopts, []string{"log", "-p", "-U0", "--no-walk=unsorted", "--stdin", "--diff-merges=cc",
-		"--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", "--format=%x01%H"}, &stdin)
+	args := []string{"log", "-p", "-U0", "--no-walk=unsorted", "--stdin", "--diff-merges=cc",
+		"--no-color", "--no-ext-diff", "--src-prefix=a/", "--dst-prefix=b/", "--format=%x01%H"}
+	if paths := h.candidatePaths(); paths != nil {
+		args = append(append(args, "--"), paths...)
+	}
+	procs := max(1, min(sopts.Workers, len(commits)/16))
+	if sopts.Workers <= 0 {
+		procs = max(1, min(runtime.GOMAXPROCS(0), len(commits)/16))
+	}
+	stdins := make([]io.Reader, procs)
+	for p := range procs {
+		var b bytes.Buffer
+		// Contiguous shares: commits near each other in the log share
+		// trees and delta bases in git's caches.
+		lo, hi := p*len(commits)/procs, (p+1)*len(commits)/procs
+		for _, ci := range commits[lo:hi] {
+			b.WriteString(h.commits[ci].id.String(h.hashSize))
+			b.WriteByte('\n')
+		}
+		stdins[p] = &b
+	}
+	return h.attributeWith(ctx, sopts, args, stdins...)
+}
+
+// maxPathspec bounds the bytes of the paths named to git log -p, within
+// the smallest command line a platform allows (Windows: 32 KiB): past it
+// (a history where most files hold findings), the patches of every path
+// are read.
+const maxPathspec = 24 << 10
+
+// candidatePaths lists the paths of the candidates' changes and the paths
+// they were renamed or copied from, or nil if there are too many.
+func (h *history) candidatePaths() []string {
+	seen := map[string]bool{}
+	var paths []string
+	size := 0
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			// A literal pathspec: no glob in a file name is expanded.
+			paths = append(paths, ":(literal)"+p)
+			size += len(p) + 12
+		}
+	}
+	for i := range h.changes {
+		c := &h.changes[i]
+		if c.scannable() && h.candidates[c.new] {
+			add(c.path)
+			add(c.oldPath)
+			if size > maxPathspec {
+				return nil
+			}
+		}
+	}
+	return paths
 }
 
 // candidateCommits lists the commits with a change that introduced a
@@ -417,9 +477,10 @@ func (h *history) candidateCommits() []int32 {
 	return order
 }
 
-// attributeWith runs the git command (args) whose patches hold the
-// candidates' changes, and scans their added lines.
-func (h *history) attributeWith(ctx context.Context, sopts scan.Options, args []string, stdin io.Reader) (scan.Stats, error) {
+// attributeWith runs one git command (args) per stdin, whose patches hold
+// the candidates' changes, and scans their added lines: one source per
+// process, enumerated in parallel by the engine.
+func (h *history) attributeWith(ctx context.Context, sopts scan.Options, args []string, stdins ...io.Reader) (scan.Stats, error) {
 	if len(h.candidates) == 0 {
 		return scan.Stats{}, nil
 	}
@@ -439,33 +500,61 @@ func (h *history) attributeWith(ctx context.Context, sopts scan.Options, args []
 			byID[id.String(h.hashSize)] = c.commit
 		}
 	}
-	cmd := h.repo.command(args...)
-	cmd.Stdin = stdin
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return scan.Stats{}, err
+	if len(stdins) == 0 {
+		stdins = []io.Reader{nil}
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &limitedBuffer{b: &stderr, n: 64 << 10}
-	if err := cmd.Start(); err != nil {
-		return scan.Stats{}, fmt.Errorf("git %s: %w", args[0], err)
+	type proc struct {
+		cmd    *exec.Cmd
+		out    io.ReadCloser
+		stderr bytes.Buffer
 	}
-	src := &fragmentSource{h: h, pr: newPatchReader(out), want: want, byID: byID}
+	var (
+		procs []*proc
+		srcs  []scan.Source
+	)
+	defer func() {
+		for _, p := range procs {
+			io.Copy(io.Discard, p.out)
+			p.cmd.Wait()
+		}
+	}()
+	for _, in := range stdins {
+		p := &proc{cmd: h.repo.command(args...)}
+		p.cmd.Stdin = in
+		out, err := p.cmd.StdoutPipe()
+		if err != nil {
+			return scan.Stats{}, err
+		}
+		p.out = out
+		p.cmd.Stderr = &limitedBuffer{b: &p.stderr, n: 64 << 10}
+		if err := p.cmd.Start(); err != nil {
+			return scan.Stats{}, fmt.Errorf("git %s: %w", args[0], err)
+		}
+		procs = append(procs, p)
+		srcs = append(srcs, &fragmentSource{h: h, pr: newPatchReader(out), want: want, byID: byID})
+	}
 	opts := sopts
 	opts.NoGitleaksIgnore = true
 	opts.Progress = nil
 	opts.Shard = scan.Shard{} // the candidates are this shard's already
-	st, serr := scan.ScanSources(ctx, opts, src)
-	io.Copy(io.Discard, out)
-	werr := cmd.Wait()
-	switch {
-	case serr != nil:
-		return st, serr
-	case werr != nil && ctx.Err() == nil:
-		h.warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git %s: %s", args[0], firstLine(stderr.String(), werr)))
+	// A fragment holds its lines from listing until it is scanned: keep
+	// few in flight, so memory follows the fragments being scanned, not
+	// the size of the history.
+	opts.MaxInFlight = fragmentsInFlight
+	st, serr := scan.ScanSources(ctx, opts, srcs...)
+	for _, p := range procs {
+		io.Copy(io.Discard, p.out)
+		werr := p.cmd.Wait()
+		if serr == nil && werr != nil && ctx.Err() == nil {
+			h.warn(sopts, h.repo.GitDir, "history", fmt.Errorf("git %s: %s", args[0], firstLine(p.stderr.String(), werr)))
+		}
 	}
-	return st, nil
+	procs = nil
+	return st, serr
 }
+
+// fragmentsInFlight bounds the fragments admitted and not yet scanned.
+const fragmentsInFlight = 64
 
 type changeKey struct {
 	commit int32

@@ -79,7 +79,7 @@ func scanDiff(ctx context.Context, path string, sopts scan.Options, staged bool)
 		return st, err
 	}
 	start = time.Now()
-	p2, err := h.attributeWith(ctx, sopts, append(diff, "-U0", "--src-prefix=a/", "--dst-prefix=b/"), nil)
+	p2, err := h.attributeWith(ctx, sopts, append(diff, "-U0", "--src-prefix=a/", "--dst-prefix=b/"))
 	st.Attribute = time.Since(start)
 	st.Stats = merge(p1, p2)
 	st.Warnings += h.lost
