@@ -18,17 +18,29 @@ import (
 
 func Example_executor() {
 	var sum atomic.Int64
-	ex := spindle.New(spindle.Config{Workers: 4}, nil,
-		func(n int64, w *spindle.Worker[int64, struct{}]) {
+	ex := spindle.Start(context.Background(), spindle.Config{Workers: 4},
+		func(n int64, w *spindle.Spawner[int64]) {
 			sum.Add(n)
 			if n > 1 {
 				w.Spawn(n - 1) // onto this worker's deque; idle workers steal
 			}
 		})
 	ex.Spawn(1000)
-	_, err := ex.Join() // every task spawned, directly or not, has run
+	err := ex.Close() // every task spawned, directly or not, has run
 	fmt.Println(sum.Load(), err)
 	// Output: 500500 <nil>
+}
+
+func Example_slices() {
+	p := fork.NewPool(fork.Config{}) // GOMAXPROCS workers, no grain size anywhere
+	defer p.Close()
+	ids := []int{42, 7, 19, 3}
+	fork.Sort(p, ids) // any cmp.Ordered slice; fork.SortFunc for the rest
+	squares := fork.Map(p, ids, func(x int) int { return x * x })
+	fork.Each(p, squares, func(i int, x *int) { *x += i })
+	lo, hi, _ := fork.MinMax(p, squares)
+	fmt.Println(ids, squares, fork.Sum(p, squares), lo, hi)
+	// Output: [3 7 19 42] [9 50 363 1767] 2189 9 1767
 }
 
 func Example_fork() {
