@@ -40,6 +40,8 @@ var validators = []*validator{
 	{"base62-crc32", checkBase62CRC32},
 	{"bech32", checkBech32},
 	{"jwt", checkJWT},
+	{"base64-jwt", checkBase64JWT},
+	{"base64-credentials", checkBase64Credentials},
 }
 
 // validatorNamed returns the check called name, or nil.
@@ -187,6 +189,57 @@ func checkJWT(secret []byte) verdict {
 		return rejected
 	}
 	return unchecked
+}
+
+// checkBase64JWT decodes a base64-encoded JSON Web Token and checks the
+// token as checkJWT does.
+func checkBase64JWT(secret []byte) verdict {
+	raw, ok := decodeBase64(secret)
+	if !ok {
+		return rejected
+	}
+	return checkJWT(bytes.TrimSpace(raw))
+}
+
+// checkBase64Credentials checks a base64-encoded user:password pair, the
+// form HTTP Basic authentication, docker's config.json "auth" and npm's
+// _auth use: it must decode to printable text with a colon, a user and a
+// password that is not a placeholder or an obvious default.
+func checkBase64Credentials(secret []byte) verdict {
+	raw, ok := decodeBase64(secret)
+	if !ok {
+		return rejected
+	}
+	user, pass, found := bytes.Cut(raw, []byte(":"))
+	if !found || len(user) == 0 || len(pass) == 0 || !printableText(raw) {
+		return rejected
+	}
+	if isPlaceholder(pass) || isPlaceholder(user) && bytes.Equal(user, pass) {
+		return rejected
+	}
+	return unchecked
+}
+
+// decodeBase64 decodes standard or URL-safe base64, padded or not.
+func decodeBase64(s []byte) ([]byte, bool) {
+	s = bytes.TrimRight(s, "=")
+	enc := base64.RawStdEncoding
+	if bytes.ContainsAny(s, "-_") {
+		enc = base64.RawURLEncoding
+	}
+	out := make([]byte, enc.DecodedLen(len(s)))
+	n, err := enc.Decode(out, s)
+	return out[:n], err == nil
+}
+
+// printableText reports whether b is printable ASCII (space to tilde).
+func printableText(b []byte) bool {
+	for _, c := range b {
+		if c < ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeJSONSegment decodes one base64url segment (padded or not) of a

@@ -175,3 +175,37 @@ func randomString(rng *rand.Rand, alphabet string, n int) string {
 	}
 	return string(b)
 }
+
+func TestBase64Credentials(t *testing.T) {
+	enc := base64.StdEncoding.EncodeToString
+	for _, c := range []struct {
+		text string
+		want verdict
+	}{
+		{enc([]byte("deploy:Qw8#nV2pLk")), unchecked},
+		{base64.RawURLEncoding.EncodeToString([]byte("ci-bot:j5-H?x_9Lq")), unchecked},
+		{enc([]byte("admin:admin")), rejected},
+		{enc([]byte("user:changeme")), rejected},
+		{enc([]byte("user:${PASSWORD}")), rejected},
+		{enc([]byte("no-colon-here")), rejected},
+		{enc([]byte(":nouser")), rejected},
+		{enc([]byte("user:")), rejected},
+		{enc([]byte("bin\x00ary:x\x01y")), rejected},
+		{"not base64!", rejected},
+	} {
+		if got := checkBase64Credentials([]byte(c.text)); got != c.want {
+			t.Errorf("%q: verdict %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+func TestBase64JWT(t *testing.T) {
+	enc := base64.RawURLEncoding.EncodeToString
+	jwt := enc([]byte(`{"alg":"RS256"}`)) + "." + enc([]byte(`{"iss":"x"}`)) + "." + enc([]byte("signature-bytes-0123456789"))
+	if v := checkBase64JWT([]byte(base64.StdEncoding.EncodeToString([]byte(jwt)))); v != unchecked {
+		t.Errorf("base64 of a JWT: verdict %v", v)
+	}
+	if v := checkBase64JWT([]byte(base64.StdEncoding.EncodeToString([]byte("eyJhbGciOi.not.a.jwt")))); v != rejected {
+		t.Errorf("base64 of text: verdict %v", v)
+	}
+}
