@@ -37,6 +37,9 @@ func isPlaceholder(secret []byte) bool {
 	if isScreamingSnake(secret) {
 		return true // an environment variable's name, not its value
 	}
+	if i := bytes.IndexByte(secret, ':'); i > 0 && i < 64 && isPlaceholder(secret[i+1:]) {
+		return true // user:password with a placeholder password
+	}
 	return hasFillerText(secret)
 }
 
@@ -68,7 +71,7 @@ func init() {
 		"supersecret", "s3cr3t", "secret123", "admin123", "root123", "123456", "1234567", "12345678",
 		"123456789", "1234567890", "none", "null", "nil", "true", "false", "undefined", "empty",
 		"postgres", "postgresql", "mysql", "mariadb", "sa", "oracle", "tiger", "scott", "redis",
-		"rabbitmq", "guest123", "docker", "vagrant", "ubuntu", "centos", "raspberry", "alpine",
+		"rabbitmq", "guest123", "docker", "vagrant", "tomcat", "s3cret", "manager", "foobared", "ubuntu", "centos", "raspberry", "alpine",
 		"password!", "secret!", "todo", "tbd", "n/a", "na", "xxx", "***", "...", "-", "?",
 	} {
 		obviousDefaults[s] = true
@@ -86,7 +89,8 @@ func isTemplateReference(s []byte) bool {
 	}
 	n := len(s)
 	switch {
-	case n >= 2 && s[0] == '<' && s[n-1] == '>',
+	case n >= 2 && s[0] == '<' && (s[n-1] == '>' || isAlnum(s[1]) || s[1] == '_'),
+		n >= 2 && s[0] == '{' && s[n-1] == '}',
 		n >= 2 && s[0] == '%' && s[n-1] == '%',
 		n >= 2 && s[0] == '@' && s[n-1] == '@',
 		n >= 2 && s[0] == '[' && s[n-1] == ']':
