@@ -353,7 +353,7 @@ func TestUpdateExamples(t *testing.T) {
 			l = &lists{}
 			byRule[e.rule] = l
 		}
-		if (e.positive && len(l.pos) >= 2) || (!e.positive && len(l.neg) >= 3) {
+		if (e.positive && len(l.pos) >= 1) || (!e.positive && len(l.neg) >= 2) {
 			continue
 		}
 		c, err := e.draw(seedFor(e.rule, e.line, drawings))
