@@ -224,7 +224,7 @@ func generate(spec, before string, rng *rand.Rand) (string, error) {
 	case "password":
 		return randomPassword(rng), nil
 	case "urlpassword":
-		return randomString(rng, alnum+"-._~!*+", 8+rng.IntN(12)) + randomString(rng, digits, 1), nil
+		return randomString(rng, lowerA, 1) + randomString(rng, alnum+"-._~!*+", 8+rng.IntN(12)) + randomString(rng, digits, 1), nil
 	case "basic":
 		return base64.StdEncoding.EncodeToString([]byte(arg + ":" + randomPassword(rng))), nil
 	}
@@ -250,8 +250,14 @@ func seedFor(rule string, line, drawing int) *rand.Rand {
 	return rand.New(rand.NewPCG(h.Sum64(), uint64(line)<<8|uint64(drawing)))
 }
 
-// drawings is how many times each format with generators is drawn.
-const drawings = 3
+// drawings is how many times each format with generators is drawn;
+// -corpus-drawings draws more, to shake out formats that fail only now
+// and then.
+var drawings = 3
+
+func init() {
+	flag.IntVar(&drawings, "corpus-drawings", drawings, "draw each corpus format this many times")
+}
 
 // TestBuiltinRulesFindTheirCorpus is the catalog's acceptance test: every
 // built-in rule has positives and decoys in the corpus, finds every

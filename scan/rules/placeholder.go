@@ -23,7 +23,7 @@ func isPlaceholder(secret []byte) bool {
 	}
 	var buf [128]byte
 	lower := appendLowerASCII(buf[:0], secret)
-	if obviousDefaults[string(lower)] {
+	if isObviousDefault(lower) {
 		return true
 	}
 	for _, w := range placeholderWords {
@@ -31,7 +31,7 @@ func isPlaceholder(secret []byte) bool {
 			return true
 		}
 	}
-	if len(secret) >= 12 && distinctBytes(secret) <= 3 {
+	if len(secret) >= 16 && distinctBytes(secret) <= 3 {
 		return true
 	}
 	if isScreamingSnake(secret) {
@@ -72,19 +72,96 @@ func init() {
 		"123456789", "1234567890", "none", "null", "nil", "true", "false", "undefined", "empty",
 		"postgres", "postgresql", "mysql", "mariadb", "sa", "oracle", "tiger", "scott", "redis",
 		"rabbitmq", "guest123", "docker", "vagrant", "tomcat", "s3cret", "manager", "foobared", "ubuntu", "centos", "raspberry", "alpine",
-		"password!", "secret!", "todo", "tbd", "n/a", "na", "xxx", "***", "...", "-", "?",
+		"password!", "secret!", "opensesame", "todo", "tbd", "n/a", "na", "xxx", "***", "...", "-", "?",
 	} {
 		obviousDefaults[s] = true
 	}
+}
+
+// isObviousDefault reports whether lower (a lower-cased secret) is an
+// obvious default: one of obviousDefaults, or one of them with digits
+// appended (password1, pwd3, secret2024), written with percent escapes
+// (p%40ssword), or in the usual substitutions and separators (p@ss-w0rd).
+func isObviousDefault(lower []byte) bool {
+	if obviousDefaults[string(lower)] {
+		return true
+	}
+	var buf [128]byte
+	norm := buf[:0]
+	for i := 0; i < len(lower); i++ {
+		c := lower[i]
+		if c == '%' && i+2 < len(lower) && isHex(lower[i+1]) && isHex(lower[i+2]) {
+			c = unhex(lower[i+1])<<4 | unhex(lower[i+2])
+			i += 2
+		}
+		switch c {
+		case '0':
+			c = 'o'
+		case '1':
+			c = 'i'
+		case '3':
+			c = 'e'
+		case '4', '@':
+			c = 'a'
+		case '5', '$':
+			c = 's'
+		}
+		if c >= 'a' && c <= 'z' || isDigit(c) {
+			norm = append(norm, c)
+		}
+	}
+	trimmed := bytes.TrimRight(lower, "0123456789")
+	return obviousDefaults[string(norm)] || len(trimmed) >= 3 && len(trimmed) < len(lower) && obviousDefaults[string(trimmed)]
+}
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' }
+
+func unhex(c byte) byte {
+	if isDigit(c) {
+		return c - '0'
+	}
+	return c - 'a' + 10
+}
+
+// templateDelimiters open and close a template expression or a variable
+// reference: ${VAR}, {{ .Values.x }}, $(cat file), #{x}, <%= x %>, %(x)s.
+// Both must occur, so that a random secret holding "$(" is not taken for
+// a reference.
+var templateDelimiters = []struct{ open, close []byte }{
+	{[]byte("${"), []byte("}")},
+	{[]byte("{{"), []byte("}}")},
+	{[]byte("$("), []byte(")")},
+	{[]byte("#{"), []byte("}")},
+	{[]byte("<%"), []byte("%>")},
+	{[]byte("%("), []byte(")")},
+}
+
+// isReferenceText reports whether the text between template delimiters
+// looks like an expression (a name, a path, a command) rather than random
+// symbols that happen to sit between a "$(" and a ")".
+func isReferenceText(s []byte) bool {
+	s = bytes.TrimSpace(s)
+	if len(s) == 0 || isDigit(s[0]) || !isAlnum(s[0]) && s[0] != '_' && s[0] != '.' && s[0] != '$' {
+		return false
+	}
+	for _, c := range s {
+		if !isAlnum(c) && !bytes.ContainsRune([]byte("_ ./:-|'\"[]$"), rune(c)) {
+			return false
+		}
+	}
+	return true
 }
 
 // isTemplateReference reports whether s refers to a value kept elsewhere
 // (a variable, a template expression, an encrypted value) instead of
 // being one.
 func isTemplateReference(s []byte) bool {
-	for _, open := range [][]byte{[]byte("${"), []byte("{{"), []byte("$("), []byte("#{"), []byte("<%"), []byte("%(")} {
-		if bytes.Contains(s, open) {
-			return true
+	for _, d := range templateDelimiters {
+		if i := bytes.Index(s, d.open); i >= 0 {
+			inner, _, closed := bytes.Cut(s[i+len(d.open):], d.close)
+			if closed && isReferenceText(inner) {
+				return true
+			}
 		}
 	}
 	n := len(s)
@@ -177,7 +254,7 @@ func isFiller(run []byte) bool {
 			return true
 		}
 	}
-	if n >= 10 && top >= max(8, (6*n+9)/10) {
+	if n >= 12 && top >= (7*n+9)/10 {
 		return true
 	}
 	maxPeriod := 2

@@ -15,9 +15,9 @@ func TestPlaceholdersAreRecognised(t *testing.T) {
 		"P@ssw0rd", "postgres", "12345678", "abcdefghij", "zyxwvuts", "0123456789abcdef", "abcabcabcabc",
 		"ababababab", "xoxb-" + strings.Repeat("0", 12) + "-xxxxxxxxxxxxxxxxxxxxxxxx", "DB_PASSWORD",
 		"ENC(AbC123xyz==)", "{cipher}a8f2c9", "insert-your-token", "REPLACE_WITH_KEY", "redacted", "********",
-		"dummy-secret-value", "my_sample_token", "sk-" + strings.Repeat("a", 48), "qwertyuiop",
+		"dummy-secret-value", "my_sample_token", "sk-" + strings.Repeat("a", 48), "qwertyuiop", "password123", "pwd3", "p%40ssword", "P@ss-w0rd", "opensesame",
 		"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
-		"fake_token_for_tests", "lorem-ipsum-dolor", "1111111122222222",
+		"fake_token_for_tests", "lorem-ipsum-dolor", "1111111122222222", "1212121212121212",
 	} {
 		if !isPlaceholder([]byte(s)) {
 			t.Errorf("%q is not recognised as a placeholder", s)
