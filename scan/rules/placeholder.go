@@ -40,7 +40,20 @@ func isPlaceholder(secret []byte) bool {
 	if i := bytes.IndexByte(secret, ':'); i > 0 && i < 64 && isPlaceholder(secret[i+1:]) {
 		return true // user:password with a placeholder password
 	}
-	return hasFillerText(secret)
+	if hasFillerText(secret) {
+		return true
+	}
+	// A placeholder encoded in base64 (dXNlcjpwYXNzd29yZA== is
+	// user:password): random bytes never decode to printable text.
+	if len(secret) >= 8 && len(secret)%4 == 0 && bytes.IndexByte(secret, ':') < 0 {
+		if raw, ok := decodeBase64(secret); ok && len(raw) >= 4 && printableText(raw) {
+			if user, pass, found := bytes.Cut(raw, []byte(":")); found && len(user) < 64 {
+				return isPlaceholder(pass)
+			}
+			return isObviousDefault(appendLowerASCII(buf[:0], raw))
+		}
+	}
+	return false
 }
 
 // placeholderWords occur in placeholders and, at five letters or more,
