@@ -47,6 +47,8 @@ import (
 //	%{urlpassword}                 the same, of characters a URL may hold unescaped
 //	%{basic:USER}                  base64 of USER:<random password>
 
+var corpusOut = flag.String("corpus-out", "", "also write every drawn case of the corpus under this directory, one file per case, for scanning with other tools")
+
 var updateExamples = flag.Bool("update-examples", false, "rewrite the examples and negatives of default.toml from testdata/corpus/formats.txt")
 
 const corpusFormats = "testdata/corpus/formats.txt"
@@ -282,6 +284,9 @@ func TestBuiltinRulesFindTheirCorpus(t *testing.T) {
 				t.Fatalf("%s:%d: %v", corpusFormats, e.line, err)
 			}
 			findings := corpusFindings(d, s, c)
+			if *corpusOut != "" {
+				writeCorpusCase(t, *corpusOut, e, k, c)
+			}
 			if e.positive {
 				pos[e.rule]++
 				want := c.secrets
@@ -315,6 +320,25 @@ func TestBuiltinRulesFindTheirCorpus(t *testing.T) {
 		if pos[r.ID] == 0 || neg[r.ID] == 0 {
 			t.Errorf("rule %s: %d positives and %d decoys in the corpus; every rule needs both", r.ID, pos[r.ID], neg[r.ID])
 		}
+	}
+}
+
+// writeCorpusCase writes one case as a file: DIR/{pos,neg}/RULE/LINE-K/PATH.
+func writeCorpusCase(t *testing.T, dir string, e corpusEntry, k int, c corpusCase) {
+	kind := "neg"
+	if e.positive {
+		kind = "pos"
+	}
+	path := c.path
+	if path == "" {
+		path = examplePath
+	}
+	p := filepath.Join(dir, kind, e.rule, fmt.Sprintf("%d-%d", e.line, k), filepath.FromSlash(path))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(c.text), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
