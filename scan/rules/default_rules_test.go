@@ -142,3 +142,33 @@ func TestBuiltinRulesAreWindowed(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltinGlobalAllowlistSkipsWhatGitleaksSkips checks the built-in
+// global path allowlist against paths gitleaks' default config skips and
+// paths it scans: archives (a .jar is a zip) are opened, not skipped, and
+// vendor/ is skipped only for vendored Go modules and Ruby bundles.
+func TestBuiltinGlobalAllowlistSkipsWhatGitleaksSkips(t *testing.T) {
+	d := defaultDetector(t)
+	for _, p := range []string{
+		"node_modules/left-pad/index.js", "web/node_modules", "vendor/github.com/acme/x/y.go", "vendor/golang.org/x/net/a.go",
+		"vendor/modules.txt", "go.sum", "go.mod", "go.work.sum", "img/logo.PNG", "fonts/a.woff2", "docs/spec.pdf", "bin/tool.exe",
+		"lib/native.dll", "yarn.lock", "package-lock.json", "poetry.lock", "Pipfile.lock", "deno.lock", "gradlew", "gradle.lockfile",
+		"mvnw.cmd", ".mvn/wrapper/MavenWrapperDownloader.java", "static/jquery-3.7.1.min.js", "venv/lib/python3.11/site-packages/x.py",
+		"lib/python3.11/site-packages/req.py", "requests-2.31.0.dist-info/METADATA", "vendor/bundle/ruby/3.2.0/gems/x.rb",
+		"pkg/acme-1.0.gem", "gradle/verification-metadata.xml", "db/Database.refactorlog", "repo/.git", "config/gitleaks.toml",
+		"bower_components/x/y.js",
+	} {
+		if !d.SkipPath(p) {
+			t.Errorf("%s is scanned; gitleaks' default config skips it", p)
+		}
+	}
+	for _, p := range []string{
+		"lib/app.jar", "dist/app.war", "dist/app.ear", "build/app.apk", "pkg/acme.nupkg", "dist/acme-1.0-py3-none-any.whl",
+		"backup.zip", "release.tar.gz", "vendor/acme/deploy.env", "vendor/config.yml", "src/main/resources/application.properties",
+		"Cargo.lock", "composer.lock", "Gemfile.lock", ".env", "keys/id_rsa", "certs/server.p12",
+	} {
+		if d.SkipPath(p) {
+			t.Errorf("%s is skipped; gitleaks' default config scans it", p)
+		}
+	}
+}
