@@ -12,15 +12,18 @@ import (
 	"github.com/spindle-go/spindle/scan/rules"
 )
 
-// rules --check tests each rule end to end: it generates strings from the
-// rule's own regex (and a file path from its path regex), runs the compiled
-// detector over them as a scan would, and reports the rules that find none
-// of their own samples. The bug this catches is the silent one: a rule whose
-// keywords do not occur in what its regex matches (the detector only looks
-// near keyword hits, so such a rule never fires), a secretGroup that
-// captures nothing, an entropy threshold its secrets can never reach, or an
-// allowlist that swallows everything. It works for any config, not only the
-// built-in rules, which is what someone writing a .gitleaks.toml needs.
+// rules --check tests each rule end to end. A rule that carries examples
+// (spindle's examples and negatives keys, as every built-in rule does) is
+// checked against them: each example must be reported by the rule, no
+// negative may be. A rule without examples is checked on strings generated
+// from its own regex (and a file path from its path regex): the rule fails
+// if it finds none of its own samples. The bug this catches is the silent
+// one: a rule whose keywords do not occur in what its regex matches (the
+// detector only looks near keyword hits, so such a rule never fires), a
+// secretGroup that captures nothing, an entropy threshold its secrets can
+// never reach, or an allowlist that swallows everything. It works for any
+// config, not only the built-in rules, which is what someone writing a
+// .gitleaks.toml needs.
 //
 // Samples are random within each character class, so secrets are
 // high-entropy, as real ones are; a rule gets checkSamples tries, and
@@ -32,9 +35,10 @@ const checkSamples = 24
 
 // ruleCheck is the outcome for one rule.
 type ruleCheck struct {
-	id      string
-	skipped string // why the rule was not checked, if it was not
-	failed  string // why it failed, if it did
+	id       string
+	examples int    // examples and negatives run; 0 if the rule was checked on samples
+	skipped  string // why the rule was not checked, if it was not
+	failed   string // why it failed, if it did
 }
 
 // checkConfig checks every rule of cfg against det, its compiled form.
@@ -42,9 +46,28 @@ func checkConfig(cfg *rules.Config, det *rules.Detector) []ruleCheck {
 	out := make([]ruleCheck, 0, len(cfg.Rules))
 	scratch := det.NewScratch()
 	for _, r := range cfg.Rules {
+		if n := len(r.Examples) + len(r.Negatives); n > 0 {
+			out = append(out, checkExamples(cfg, r, det, n))
+			continue
+		}
 		out = append(out, checkRule(r, det, scratch))
 	}
 	return out
+}
+
+// checkExamples runs a rule's own examples and negatives.
+func checkExamples(cfg *rules.Config, r rules.Rule, det *rules.Detector, n int) ruleCheck {
+	c := ruleCheck{id: r.ID, examples: n}
+	if r.SkipReport {
+		c.skipped = "reported only as part of a composite rule"
+		return c
+	}
+	var problems []string
+	for _, f := range det.CheckExamples(cfg, r.ID) {
+		problems = append(problems, strings.TrimPrefix(f.Error(), fmt.Sprintf("rule %q: ", r.ID)))
+	}
+	c.failed = strings.Join(problems, "; ")
+	return c
 }
 
 func checkRule(r rules.Rule, det *rules.Detector, scratch *rules.Scratch) ruleCheck {

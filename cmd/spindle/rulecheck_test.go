@@ -77,24 +77,6 @@ keywords = ["secret="]
 	}
 }
 
-func TestRuleCheckPassesEveryBuiltInRule(t *testing.T) {
-	if testing.Short() {
-		// Tens of seconds under -race; the README test runs the same
-		// check with the built binary (spindle rules --check).
-		t.Skip("the built binary's rules --check covers it in -short runs")
-	}
-	cfg := rules.Default()
-	det, err := rules.Compile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range checkConfig(cfg, det) {
-		if c.failed != "" {
-			t.Errorf("built-in rule %s: %s", c.id, c.failed)
-		}
-	}
-}
-
 func TestSamplerGeneratesMatches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, expr := range []string{
@@ -130,5 +112,64 @@ func TestPickRunePrefersPrintableASCII(t *testing.T) {
 		if len(s) != 1 || s[0] <= ' ' || s[0] > '~' || strings.ContainsAny(s, "abcXYZ019") {
 			t.Fatalf("sample %q is not one printable non-alphanumeric ASCII character", s)
 		}
+	}
+}
+
+func TestRuleCheckRunsExamplesWhereARuleHasThem(t *testing.T) {
+	got := checkTOML(t, `
+[[rules]]
+id = "with-examples"
+regex = '''\b(tok_[a-z0-9]{12})\b'''
+keywords = ["tok_"]
+examples = ["key = tok_k3j5h7g9f2d4"]
+negatives = ["key = tok_short"]
+
+[[rules]]
+id = "wrong-examples"
+regex = '''\b(tok_[a-z0-9]{12})\b'''
+keywords = ["tok_"]
+examples = ["key = tok_short"]
+negatives = ["key = tok_a8s7d6f5g4h3"]
+
+[[rules]]
+id = "no-examples"
+regex = '''\b(gen_[a-z0-9]{12})\b'''
+keywords = ["gen_"]
+`)
+	if c := got["with-examples"]; c.failed != "" || c.examples != 2 {
+		t.Errorf("with-examples: %+v, want a pass on 2 examples", c)
+	}
+	c := got["wrong-examples"]
+	if !strings.Contains(c.failed, `example "key = tok_short" is not reported`) || !strings.Contains(c.failed, `negative "key = tok_a8s7d6f5g4h3" is reported`) {
+		t.Errorf("wrong-examples: failed = %q, want both examples named", c.failed)
+	}
+	if c := got["no-examples"]; c.failed != "" || c.examples != 0 {
+		t.Errorf("no-examples: %+v, want a pass on generated samples", c)
+	}
+}
+
+func TestRuleCheckRunsEveryBuiltInExample(t *testing.T) {
+	if testing.Short() {
+		// Slow under -race; the README test runs the same check with the
+		// built binary (spindle rules --check).
+		t.Skip("the built binary's rules --check covers it in -short runs")
+	}
+	cfg := rules.Default()
+	det, err := rules.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range checkConfig(cfg, det) {
+		if c.failed != "" {
+			t.Errorf("built-in rule %s: %s", c.id, c.failed)
+		}
+		if c.examples == 0 {
+			t.Errorf("built-in rule %s was checked without examples", c.id)
+		}
+		n += c.examples
+	}
+	if n < 2*len(cfg.Rules) {
+		t.Errorf("%d examples for %d rules", n, len(cfg.Rules))
 	}
 }

@@ -25,11 +25,13 @@ exactly as scan picks them (--config, else PATH/.gitleaks.toml, else the
 built-in set), checks them, and lists each rule's id, keywords and description.
 A config error exits with status 2 and names the file, the line and the rule.
 
---check tests each rule end to end: it generates strings from the rule's regex
-(and a file path from its path regex), scans them as a scan would, and lists
-the rules that find none of their own samples: keywords that do not occur in
-what the regex matches, an entropy threshold no match reaches, an allowlist
-that drops everything. It exits 1 if a rule fails.`,
+--check tests each rule end to end. A rule with examples (the examples and
+negatives keys; every built-in rule has them) must report each example and
+none of its negatives. A rule without them is tested on strings generated from
+its regex (and a file path from its path regex), scanned as a scan would, and
+fails if it finds none of its own samples: keywords that do not occur in what
+the regex matches, an entropy threshold no match reaches, an allowlist that
+drops everything. It exits 1 if a rule fails.`,
 		Example: `  spindle rules                          # the rules 'spindle scan .' uses
   spindle rules -c .gitleaks.toml        # validate a config
   spindle rules --check                  # test the built-in rules
@@ -40,7 +42,7 @@ that drops everything. It exits 1 if a rule fails.`,
 		},
 	}
 	c.Flags().StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: PATH/.gitleaks.toml, else built-in rules)")
-	c.Flags().BoolVar(&o.check, "check", false, "test each rule on samples generated from its own regex")
+	c.Flags().BoolVar(&o.check, "check", false, "test each rule on its examples, or on samples generated from its own regex")
 	c.MarkFlagFilename("config", "toml")
 	return c
 }
@@ -87,8 +89,9 @@ func checkRules(e env, cfg *rules.Config, det *rules.Detector, source string) er
 	if source == "" {
 		source = "built-in rules"
 	}
-	var passed, skipped, failed int
+	var passed, skipped, failed, examples int
 	for _, c := range checkConfig(cfg, det) {
+		examples += c.examples
 		switch {
 		case c.failed != "":
 			failed++
@@ -100,7 +103,7 @@ func checkRules(e env, cfg *rules.Config, det *rules.Detector, source string) er
 			passed++
 		}
 	}
-	fmt.Fprintf(e.stdout, "%s: %d passed, %d failed, %d skipped\n", source, passed, failed, skipped)
+	fmt.Fprintf(e.stdout, "%s: %d passed, %d failed, %d skipped (%d examples run)\n", source, passed, failed, skipped, examples)
 	if failed > 0 {
 		return exitWith(exitFindings, nil)
 	}

@@ -14,11 +14,11 @@ func TestAWSDocumentedExampleKeyIsAllowed(t *testing.T) {
 	real := "AKIA" + "IOSFODNN7" + "EXAMPLF"
 	var got []string
 	d.Scan(d.NewScratch(), "config.env", []byte("a = "+example+"\nb = "+real+"\n"), func(m Match) {
-		if m.RuleID == "aws-access-key-id" {
+		if m.RuleID == "aws-access-token" {
 			got = append(got, m.Secret)
 		}
 	})
 	if len(got) != 1 || got[0] != real {
-		t.Fatalf("aws-access-key-id findings %q, want only %q", got, real)
+		t.Fatalf("aws-access-token findings %q, want only %q", got, real)
 	}
 }

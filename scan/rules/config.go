@@ -61,6 +61,20 @@ type Rule struct {
 	Allowlists  []Allowlist
 	Required    []Required // composite rule: these rules must also match nearby
 	SkipReport  bool       // only used as a Required part, never reported itself
+
+	// Spindle's own keys (gitleaks ignores them; see checksum.go and
+	// examples.go).
+	Validate  string    // a built-in check of the secret: "placeholder", "base62-crc32", ...
+	Examples  []Example // each must give at least one finding of this rule
+	Negatives []Example // none may give a finding of this rule
+}
+
+// Example is a text that a rule must (Rule.Examples) or must not
+// (Rule.Negatives) report, scanned as the content of a file at Path
+// ("example.txt" when empty).
+type Example struct {
+	Path string
+	Text string
 }
 
 // Allowlist is a [[rules.allowlists]] or [[allowlists]] entry: findings it
@@ -301,6 +315,11 @@ func (c *Config) extendWith(base *Config, origins, baseOrigins map[string]origin
 		br.Allowlists = append(append([]Allowlist(nil), br.Allowlists...), cr.Allowlists...)
 		br.Required = append(append([]Required(nil), br.Required...), cr.Required...)
 		br.SkipReport = br.SkipReport || cr.SkipReport
+		if cr.Validate != "" {
+			br.Validate = cr.Validate
+		}
+		br.Examples = append(append([]Example(nil), br.Examples...), cr.Examples...)
+		br.Negatives = append(append([]Example(nil), br.Negatives...), cr.Negatives...)
 		merged = append(merged, br)
 	}
 	for i, r := range c.Rules {
@@ -349,6 +368,9 @@ func validateRule(r *Rule) (problem string) {
 		if req.ID == "" {
 			return "required: rule id is empty"
 		}
+	}
+	if r.Validate != "" && validatorNamed(r.Validate) == nil {
+		return fmt.Sprintf("validate: unknown check %q (known: %s)", r.Validate, strings.Join(validatorNames(), ", "))
 	}
 	return ""
 }

@@ -452,6 +452,14 @@ func (d *document) rule(i int, t map[string]any) error {
 			r.Tags, err = asStrings(v)
 		case "skipreport":
 			r.SkipReport, err = asBool(v)
+		case "validate":
+			if r.Validate, err = asString(v); err == "" && validatorNamed(r.Validate) == nil {
+				err = fmt.Sprintf("unknown check %q (known: %s)", r.Validate, strings.Join(validatorNames(), ", "))
+			}
+		case "examples":
+			r.Examples, err = asExamples(v)
+		case "negatives":
+			r.Negatives, err = asExamples(v)
 		case "allowlist":
 			legacy = v
 		case "allowlists":

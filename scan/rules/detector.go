@@ -72,7 +72,8 @@ type rule struct {
 	allow      []*allowlist
 	required   []requiredPart
 	skipReport bool
-	generic    bool // its id contains "generic": gitleaks drops its findings that a specific rule also found
+	generic    bool       // its id contains "generic": gitleaks drops its findings that a specific rule also found
+	check      *validator // spindle's validate key (checksum.go); nil: none
 
 	gate    []int       // keyword pattern ids; nil: the rule always runs
 	keyText []string    // its folded keywords
@@ -140,6 +141,7 @@ func Compile(cfg *Config) (*Detector, error) {
 			entropy:    cr.Entropy,
 			skipReport: cr.SkipReport,
 			generic:    strings.Contains(strings.ToLower(cr.ID), "generic"),
+			check:      validatorNamed(cr.Validate),
 		}
 		if cr.Path != "" {
 			var err error

@@ -67,7 +67,7 @@ func ExampleDetector_ScanPath() {
 		log.Fatal(err)
 	}
 	d.ScanPath("deploy/signing.p12", func(m rules.Match) { fmt.Println(m.RuleID, m.Match) })
-	// Output: pkcs12-keystore-file file detected: deploy/signing.p12
+	// Output: pkcs12-file file detected: deploy/signing.p12
 }
 
 // A worker that asks about a file's path before reading it, then scans
@@ -88,7 +88,7 @@ func ExampleScratch_SkipPath() {
 	}
 	// Output:
 	// skip node_modules/left-pad/index.js
-	// pkcs12-keystore-file file detected: deploy/signing.p12
+	// pkcs12-file file detected: deploy/signing.p12
 }
 
 func ExampleFind() {

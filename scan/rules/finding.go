@@ -54,7 +54,10 @@ func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 
 	}
 
 	entropy := shannonEntropy(secret)
-	if r.entropy != 0 && entropy <= r.entropy {
+	// spindle's validate key (checksum.go): a proven checksum needs no
+	// entropy threshold; a placeholder or a failed checksum is dropped.
+	v := r.check.judge(secret)
+	if v == rejected || (r.entropy != 0 && entropy <= r.entropy && v != proven) {
 		return out
 	}
 	for _, al := range d.global {

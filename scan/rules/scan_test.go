@@ -231,7 +231,7 @@ func TestPathOnlyRules(t *testing.T) {
 	d.ScanPath("certs/server.p12", emit)
 	d.ScanPath("certs/server.pem", emit)
 	d.ScanPath("node_modules/x/keystore.jks", emit) // skipped by the global allowlist
-	if len(got) != 1 || got[0].RuleID != "pkcs12-keystore-file" || got[0].Match != "file detected: certs/server.p12" {
+	if len(got) != 1 || got[0].RuleID != "pkcs12-file" || got[0].Match != "file detected: certs/server.p12" {
 		t.Errorf("got %+v", got)
 	}
 	if m := scanText(d, "certs/server.p12", "binary"); len(m) != 0 {
