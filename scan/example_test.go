@@ -19,7 +19,7 @@ import (
 func ExampleScan() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	os.WriteFile(filepath.Join(dir, "deploy.sh"), []byte("#!/bin/sh\nexport GITHUB_TOKEN=ghp_R8kz2Lq9Xw4Vt7Ny1Pc6Hs3Jd5Fg0Bm2Ae9U\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "deploy.sh"), []byte("#!/bin/sh\nexport GITHUB_TOKEN=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\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "README"), []byte("nothing to see\n"), 0o644)
 
 	det, err := defaultRules()
@@ -51,7 +51,7 @@ var defaultRules = sync.OnceValues(func() (*rules.Detector, error) { return rule
 func ExampleScan_archives() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
-	env := "# staging\nGITHUB_TOKEN=ghp_" + "R8kz2Lq9Xw4Vt7Ny1Pc6Hs3Jd5Fg0Bm2Ae9U\n"
+	env := "# staging\nGITHUB_TOKEN=ghp_" + "R8kz2Lq9Xw4Vt7Ny1Pc6Hs3Jd5Fg0B0HM0Jm\n"
 	var b bytes.Buffer
 	gz := gzip.NewWriter(&b)
 	tw := tar.NewWriter(gz)

@@ -44,6 +44,6 @@ func Example_scan() {
 	}, root)
 	fmt.Println(stats.Files, "files,", stats.Findings, "findings,", err)
 	// Output:
-	// deploy.env 1 aws-access-key-id
+	// deploy.env 1 aws-access-token
 	// 1 files, 1 findings, <nil>
 }

@@ -182,7 +182,7 @@ var readmeCommands = map[string]func(t *testing.T){
 	},
 	"spindle rules": func(t *testing.T) {
 		r := invoke(t, t.TempDir(), "rules")
-		if r.code != 0 || !strings.Contains(r.stdout, "aws-access-key-id") || !strings.Contains(r.stderr, "built-in rules") {
+		if r.code != 0 || !strings.Contains(r.stdout, "aws-access-token") || !strings.Contains(r.stderr, "built-in rules") {
 			t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	},
