@@ -15,8 +15,16 @@
 // global allowlists are added. Keys are matched without regard to case,
 // as gitleaks' viper does. Find looks for a config the way gitleaks does for
 // a directory: the explicit path, else <root>/.gitleaks.toml, else the
-// built-in rules (default.toml, embedded; written for this project, with
-// examples for every rule in default_rules_test.go).
+// built-in rules (default.toml, embedded): written for this project from
+// providers' documented token formats, with gitleaks' rule ids wherever the
+// kind of secret is the same, so a .gitleaksignore, a baseline,
+// disabledRules and targetRules written for gitleaks apply unchanged. Every
+// rule carries examples and negatives (spindle-only keys, drawn from
+// testdata/corpus/formats.txt), which `spindle rules --check` and the tests
+// run; a rule may name a check (`validate`: a provider's checksum such as
+// GitHub's CRC-32, a JWT's structure, a placeholder filter) that finish
+// applies to each candidate: a token whose checksum holds needs no entropy
+// threshold, and one that fails is a placeholder, dropped.
 //
 // Parse is stricter than gitleaks, on purpose: an unknown key, a value of
 // the wrong type, an invalid regex (gitleaks panics), a secretGroup beyond
