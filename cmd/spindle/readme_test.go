@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,11 +84,6 @@ func readmeShellCommands(text string) []string {
 // run, and checks its result. Where the test departs from the command, the
 // comment says how and why.
 var readmeCommands = map[string]func(t *testing.T){
-	// Fetching @latest needs the network; building the same package by its
-	// import path is what go install does after the download.
-	"go install github.com/spindle-go/spindle/cmd/spindle@latest": func(t *testing.T) {
-		goCmd(t, repoRoot(t), "build", "-o", filepath.Join(t.TempDir(), "spindle"), "github.com/spindle-go/spindle/cmd/spindle")
-	},
 	"go run ./cmd/spindle scan .": func(t *testing.T) {
 		// The repository's .gitleaks.toml allowlists its test fixtures, so
 		// its own scan is clean: a finding here is a secret (or a false
@@ -105,6 +101,44 @@ var readmeCommands = map[string]func(t *testing.T){
 		}
 		if !strings.Contains(string(data), "go test -race -short ./...") {
 			t.Error(".ci/run does not run the README's test command")
+		}
+	},
+	"git diff | spindle scan --stdin-name patch.diff -": func(t *testing.T) {
+		root, want := secretTree(t)
+		diff := "diff --git a/x b/x\n+++ b/x\n@@ -0,0 +1 @@\n+key = " + want[0].secret + "\n"
+		r := invokeStdin(t, root, diff, "scan", "-f", "jsonl", "--stdin-name", "patch.diff", "-")
+		if fs := parseJSONL(t, r.stdout); r.code != 1 || len(fs) != 1 || fs[0].File != "patch.diff" || fs[0].Line != 4 {
+			t.Errorf("exit %d, findings %+v", r.code, fs)
+		}
+	},
+	"spindle git": func(t *testing.T) {
+		// A token committed, then removed: still in history.
+		dir := t.TempDir()
+		writeTree(t, dir, map[string]string{".gitleaks.toml": testRules, "app.env": "k=" + token(7) + "\n"})
+		gitIn(t, dir, "init", "-q")
+		gitIn(t, dir, "add", ".")
+		gitIn(t, dir, "commit", "-qm", "add")
+		writeTree(t, dir, map[string]string{"app.env": "k=\n"})
+		gitIn(t, dir, "commit", "-qam", "remove")
+		if r := invoke(t, dir, "git"); r.code != 1 || !strings.Contains(r.stdout, token(7)) {
+			t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	},
+	"spindle dir -r leaks.json --report-format json .": func(t *testing.T) {
+		root, want := secretTree(t)
+		if r := invoke(t, root, "dir", "-r", "leaks.json", "--report-format", "json", "."); r.code != 1 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		data, err := os.ReadFile(filepath.Join(root, "leaks.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fs []struct {
+			RuleID, File, Secret string
+			StartLine            int
+		}
+		if err := json.Unmarshal(data, &fs); err != nil || len(fs) != len(want) || fs[0].RuleID != "e2e-token" || !strings.Contains(string(data), `"StartLine"`) {
+			t.Errorf("gitleaks schema: %v\n%s", err, data)
 		}
 	},
 	"spindle scan .": func(t *testing.T) {
@@ -311,3 +345,7 @@ func TestReadmeSnippetsAreExamples(t *testing.T) {
 		}
 	}
 }
+
+// The commands of the README's integration sections (install, CI,
+// pre-commit, across machines) are run by integration_readme_test.go.
+func init() { maps.Copy(readmeCommands, sectionCommands) }
