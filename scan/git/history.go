@@ -29,8 +29,13 @@ type history struct {
 	// candidates are the blobs with findings in phase 1. Written by the
 	// engine's Found callbacks, which are serialised.
 	candidates map[oid]bool
-	lost       int64  // warnings of the history itself (see warn)
-	prefix     string // Options.Prefix
+	// found holds each candidate's findings, as a multiset of what a
+	// finding is whatever its line (rule, secret, match), to tell a
+	// change that adds a finding from one that carries its file's
+	// findings along (see needsDiff).
+	found  map[oid]map[findingKey]int32
+	lost   int64  // warnings of the history itself (see warn)
+	prefix string // Options.Prefix
 }
 
 // blobReader opens a blob by id.
@@ -345,8 +350,9 @@ func (s *blobSource) Enumerate(_ context.Context, b *scan.Batch) (bool, error) {
 			Name: c.path,
 			Size: -1,
 			Open: func() (io.ReadCloser, error) { return h.openBlob(id) },
-			Found: func(report.Finding) {
+			Found: func(f report.Finding) {
 				h.candidates[id] = true
+				h.noteFinding(id, f)
 			},
 		})
 	}
@@ -451,7 +457,7 @@ func (h *history) candidatePaths() []string {
 	}
 	for i := range h.changes {
 		c := &h.changes[i]
-		if c.scannable() && h.candidates[c.new] {
+		if h.attributes(c) {
 			add(c.path)
 			add(c.oldPath)
 			if size > maxPathspec {
@@ -462,6 +468,12 @@ func (h *history) candidatePaths() []string {
 	return paths
 }
 
+// attributes reports whether change c is one phase 2 diffs: it introduced
+// a candidate blob, and may have added findings (needsDiff).
+func (h *history) attributes(c *change) bool {
+	return c.scannable() && h.candidates[c.new] && h.needsDiff(c)
+}
+
 // candidateCommits lists the commits with a change that introduced a
 // candidate blob, in log order.
 func (h *history) candidateCommits() []int32 {
@@ -469,7 +481,7 @@ func (h *history) candidateCommits() []int32 {
 	seen := map[int32]bool{}
 	for i := range h.changes {
 		c := &h.changes[i]
-		if c.scannable() && h.candidates[c.new] && !seen[c.commit] {
+		if h.attributes(c) && !seen[c.commit] {
 			seen[c.commit] = true
 			order = append(order, c.commit)
 		}
@@ -490,7 +502,7 @@ func (h *history) attributeWith(ctx context.Context, sopts scan.Options, args []
 	byID := map[string]int32{}
 	for i := range h.changes {
 		c := &h.changes[i]
-		if !c.scannable() || !h.candidates[c.new] {
+		if !h.attributes(c) {
 			continue
 		}
 		want[changeKey{c.commit, c.path}] = int32(i)
@@ -555,6 +567,52 @@ func (h *history) attributeWith(ctx context.Context, sopts scan.Options, args []
 
 // fragmentsInFlight bounds the fragments admitted and not yet scanned.
 const fragmentsInFlight = 64
+
+// findingKey is what a finding is, wherever it is in its file.
+type findingKey struct{ rule, secret, match string }
+
+// noteFinding records a phase-1 finding of blob id (the engine serialises
+// Found calls).
+func (h *history) noteFinding(id oid, f report.Finding) {
+	if h.found == nil {
+		h.found = map[oid]map[findingKey]int32{}
+	}
+	m := h.found[id]
+	if m == nil {
+		m = map[findingKey]int32{}
+		h.found[id] = m
+	}
+	m[findingKey{f.RuleID, f.Secret, f.Match}]++
+}
+
+// needsDiff reports whether a change that introduced candidate blob
+// c.new must be diffed to find what it added. It need not when the blob
+// before it (c.old, scanned too) holds every finding the new blob holds,
+// as many times: then the change carried its file's secrets along while
+// editing other lines, as most edits of a file with a secret in it do, and
+// adds none. A merge's combined change, a new file, a rename from a blob
+// not scanned, a finding that is new or more frequent: diffed.
+//
+// This is where the scan can differ from gitleaks: a line holding a secret
+// that an edit moves (or that a diff pairs differently, among repeated
+// lines) is one git's diff shows as removed and added again, and gitleaks
+// reports it again; here the secret was reported where it was first added,
+// and its move is not. The comparison tests against gitleaks watch this.
+func (h *history) needsDiff(c *change) bool {
+	if c.status == 'X' || c.old.isZero() {
+		return true
+	}
+	before, after := h.found[c.old], h.found[c.new]
+	if len(before) == 0 {
+		return true
+	}
+	for k, n := range after {
+		if before[k] < n {
+			return true
+		}
+	}
+	return false
+}
 
 type changeKey struct {
 	commit int32
