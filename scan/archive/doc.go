@@ -122,7 +122,11 @@
 //
 // The member and archive byte budgets are exact: visit receives precisely
 // the bytes the budget allows, however many goroutines read the archive,
-// then a read error. The root budget is an atomic counter shared by
+// then a read error. What a member is reported as does not depend on how
+// those goroutines interleave: a member a budget cut is named by that
+// budget, never reported as corrupt (its CRC is judged only once its data
+// has been read to the end), and a member whose data was read to its end
+// before another part spent the archive's budget is not named as cut. The root budget is an atomic counter shared by
 // concurrent walks, each of which may overshoot it by one read. Entries
 // are counted per header, skipped ones (directories, links, encrypted
 // members) included.
