@@ -115,7 +115,8 @@
 // the member when one was skipped or cut, and is empty when the rest of an
 // archive, or a whole archive, was) or a *FormatError (Lost tells lost
 // data, a named member not read whole or members hidden by damage, from
-// noise, an archive so broken that none of its members was ever found).
+// noise, an archive so broken that none of its members was ever found, or
+// a compressed stream that broke before it yielded a byte).
 // So a caller can count skips by Budget and by cause (ErrEncrypted,
 // ErrUnsupported, the rest), and fail a run on lost data. With
 // FailOnBudget, the first budget hit ends the walk instead.
