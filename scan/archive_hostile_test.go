@@ -335,8 +335,8 @@ func TestArchiveBudgets(t *testing.T) {
 // A tree of ordinary archives that decodes more than the budget is read
 // whole. Each root given to Scan has a budget of its own.
 func TestArchiveRootBudget(t *testing.T) {
-	lim := archive.Limits{MaxRootBytes: 1536 << 10, MaxRatio: 100}
-	bombText := func(i int) string { return strings.Repeat("a", 1<<20) + "\nk=" + secret(i) + "\n" }
+	lim := archive.Limits{MaxRootBytes: 384 << 10, MaxRatio: 100}
+	bombText := func(i int) string { return strings.Repeat("a", 256<<10) + "\nk=" + secret(i) + "\n" }
 	dir := t.TempDir()
 	var ms []member
 	for i := range 4 {
@@ -353,8 +353,9 @@ func TestArchiveRootBudget(t *testing.T) {
 	scan := func(paths ...string) ([]key, []Warning, Stats) {
 		t.Helper()
 		// One worker: archives are read one after another, so the first
-		// is read whole and the second cut.
-		found, warns, st, err := collect(t, Options{Detector: newFake(), Workers: 1, ArchiveDepth: 1, Archive: lim}, paths...)
+		// is read whole and the second cut. Small chunks: the walk reads
+		// at most a buffer (32 KiB) past the budget.
+		found, warns, st, err := collect(t, Options{Detector: newFake(), Workers: 1, ChunkSize: 16 << 10, ArchiveDepth: 1, Archive: lim}, paths...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -368,10 +369,10 @@ func TestArchiveRootBudget(t *testing.T) {
 		}
 		return found, warns, st
 	}
-	// Each bomb decodes 1 MiB and some, its secret last: the first one
+	// Each bomb decodes 256 KiB and some, its secret last: the first one
 	// read is found, the second is cut at the budget (overshot by at most
-	// one read of a chunk, short of its secret), the others are refused.
-	bound := lim.MaxRootBytes + DefaultChunkSize
+	// one read, short of its secret), the others are refused.
+	bound := lim.MaxRootBytes + 64<<10
 	found, warns, st := scan(filepath.Join(dir, "one"), filepath.Join(dir, "two"))
 	if len(found) != 2 || len(warns) != 2 || st.Bytes > 2*bound {
 		t.Errorf("two roots: %d findings, warnings %v, %d bytes decoded; want 2, 2, at most %d", len(found), warns, st.Bytes, 2*bound)
@@ -396,7 +397,7 @@ func TestArchiveRootBudget(t *testing.T) {
 	ordinary := t.TempDir()
 	var files []treeFile
 	for i := range 4 {
-		ms := []member{{"x" + itoa(i) + ".txt", noise(uint64(i), 512<<10) + "k=" + secret(20+i) + "\n"}}
+		ms := []member{{"x" + itoa(i) + ".txt", noise(uint64(i), 128<<10) + "k=" + secret(20+i) + "\n"}}
 		if i%2 == 0 {
 			files = append(files, treeFile{"t" + itoa(i) + ".tar.gz", gzipOf(t, tarOf(t, ms...)), ms})
 		} else {
