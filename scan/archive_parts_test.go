@@ -2,12 +2,17 @@ package scan
 
 import (
 	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/spindle-go/spindle"
 	"github.com/spindle-go/spindle/scan/archive"
 )
 
@@ -75,6 +80,80 @@ func TestArchivePartsSpendingTheBudgetReportEachMemberOnce(t *testing.T) {
 			if st.Bytes != lim.MaxArchiveBytes || len(whole) > 5 {
 				t.Errorf("%d workers: %d bytes scanned, %d members whole; want the archive budget, %d, and at most 5", workers, st.Bytes, len(whole), lim.MaxArchiveBytes)
 			}
+		}
+	}
+}
+
+// panickyReader is an archive's content whose ReadAt panics on its at'th
+// call (counted from 1; never if 0): a bug in a Source's io.ReaderAt, or
+// in the archive reader, met at any point of the opening, the listing or
+// the reading of parts.
+type panickyReader struct {
+	*bytes.Reader
+	calls *atomic.Int64
+	at    int64
+}
+
+func (r panickyReader) ReadAt(p []byte, off int64) (int, error) {
+	if r.calls.Add(1) == r.at {
+		panic("ReadAt bug")
+	}
+	return r.Reader.ReadAt(p, off)
+}
+
+func (panickyReader) Close() error { return nil }
+
+type panickySource struct {
+	zip   []byte
+	calls *atomic.Int64
+	at    int64
+}
+
+func (s *panickySource) Enumerate(_ context.Context, b *Batch) (bool, error) {
+	b.Add(Object{Name: "p.zip", Size: int64(len(s.zip)), Open: func() (io.ReadCloser, error) {
+		return panickyReader{Reader: bytes.NewReader(s.zip), calls: s.calls, at: s.at}, nil
+	}})
+	for i := range 20 {
+		b.Add(Object{Name: "f" + itoa(i), Size: -1, Open: func() (io.ReadCloser, error) {
+			return io.NopCloser(strings.NewReader(secret(i))), nil
+		}})
+	}
+	return false, nil
+}
+
+// TestArchivePanicInPartsStopsTheScanCleanly: a panic while a zip read in
+// parts is opened, listed or read (here, in its io.ReaderAt, at each of
+// its calls in turn) stops the scan with the panic as Scan's error, never
+// unwinding through the executor: every permit comes back and nothing
+// leaks (goleak, in TestMain).
+func TestArchivePanicInPartsStopsTheScanCleanly(t *testing.T) {
+	var ms []member
+	for i := range 40 {
+		ms = append(ms, member{"m" + itoa(i) + ".txt", noise(uint64(i), 40<<10) + secret(i)})
+	}
+	data := zipOf(t, zip.Deflate, ms...)
+	run := func(at int64) (Stats, error, *engine) {
+		src := &panickySource{zip: data, calls: new(atomic.Int64), at: at}
+		e := newEngine(Options{Detector: newFake(), Workers: 2, MaxInFlight: 4, ArchiveDepth: 1}.withDefaults())
+		st, err := e.run(context.Background(), []source{&userSource{src: src, rc: e.newRootCtx("", false)}})
+		if got := e.front.inFlight.Load(); got != 0 {
+			t.Errorf("panic at ReadAt call %d: %d permits never released", at, got)
+		}
+		return st, err, e
+	}
+	clean := &panickySource{zip: data, calls: new(atomic.Int64)}
+	if _, err := ScanSources(context.Background(), Options{Detector: newFake(), Workers: 2, ArchiveDepth: 1}, clean); err != nil {
+		t.Fatal(err)
+	}
+	calls := clean.calls.Load()
+	if calls < 10 {
+		t.Fatalf("%d ReadAt calls: the zip was not read in place", calls)
+	}
+	for at := int64(1); at <= calls; at++ {
+		_, err, _ := run(at)
+		var pe *spindle.PanicError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "archive p.zip") {
+			t.Fatalf("panic at ReadAt call %d of %d: err %v, want the panic, naming the archive", at, calls, err)
 		}
 	}
 }

@@ -77,7 +77,7 @@ func (e *engine) nextGroup(w *worker, l *partList) bool {
 	)
 	warn := e.archiveWarner(w.Scratch, l.o)
 	for size < partBytes {
-		p, err := l.a.Next(e.walkCtx, warn)
+		p, err := e.nextPart(l, warn)
 		if err != nil {
 			l.done = true
 			if !errors.Is(err, io.EOF) {
@@ -119,9 +119,33 @@ func (e *engine) partTask(w *worker, g *partGroup) {
 func (e *engine) walkPart(a *archive.Archive, p archive.Part, visit archive.VisitFunc, warn archive.WarnFunc) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			e.abort(panicError(v))
+			e.archivePanic(p.Name, v)
 			err = errStopped
 		}
 	}()
 	return a.Walk(e.walkCtx, p, visit, warn)
+}
+
+// nextPart lists l's next part; a panic in the listing (the directory's
+// parser, or the archive's io.ReaderAt) stops the scan as in walk.
+func (e *engine) nextPart(l *partList, warn archive.WarnFunc) (p archive.Part, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			e.archivePanic(l.o.name, v)
+			err = errStopped
+		}
+	}()
+	return l.a.Next(e.walkCtx, warn)
+}
+
+// openParts opens o's archive for reading in parts (archive.Root.Open); a
+// panic in the opening stops the scan as in walk.
+func (e *engine) openParts(o *object) (a *archive.Archive, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			e.archivePanic(o.name, v)
+			a, err = nil, errStopped
+		}
+	}()
+	return o.rc.archive.Open(e.walkCtx, o.name, meteredFile{f: o.ra, n: &e.archiveRead}, o.size)
 }
