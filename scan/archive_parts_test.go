@@ -132,14 +132,14 @@ func TestArchivePanicInPartsStopsTheScanCleanly(t *testing.T) {
 		ms = append(ms, member{"m" + itoa(i) + ".txt", noise(uint64(i), 4<<10) + secret(i)})
 	}
 	data := zipOf(t, zip.Deflate, ms...)
-	run := func(at int64) (Stats, error, *engine) {
+	run := func(at int64) error {
 		src := &panickySource{zip: data, calls: new(atomic.Int64), at: at}
 		e := newEngine(Options{Detector: newFake(), Workers: 2, MaxInFlight: 4, ArchiveDepth: 1}.withDefaults())
-		st, err := e.run(context.Background(), []source{&userSource{src: src, rc: e.newRootCtx("", false)}})
+		_, err := e.run(context.Background(), []source{&userSource{src: src, rc: e.newRootCtx("", false)}})
 		if got := e.front.inFlight.Load(); got != 0 {
 			t.Errorf("panic at ReadAt call %d: %d permits never released", at, got)
 		}
-		return st, err, e
+		return err
 	}
 	clean := &panickySource{zip: data, calls: new(atomic.Int64)}
 	if _, err := ScanSources(context.Background(), Options{Detector: newFake(), Workers: 2, ArchiveDepth: 1}, clean); err != nil {
@@ -150,7 +150,7 @@ func TestArchivePanicInPartsStopsTheScanCleanly(t *testing.T) {
 		t.Fatalf("%d ReadAt calls: the zip was not read in place", calls)
 	}
 	for at := int64(1); at <= calls; at++ {
-		_, err, _ := run(at)
+		err := run(at)
 		var pe *spindle.PanicError
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "archive p.zip") {
 			t.Fatalf("panic at ReadAt call %d of %d: err %v, want the panic, naming the archive", at, calls, err)
