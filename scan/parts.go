@@ -19,8 +19,9 @@ import (
 //
 // Listing is driven by completions: the Enumerate task lists a few groups
 // of parts (partsAhead), and each group that finishes lists the next one,
-// so at most partsAhead groups of an archive are queued or running at a
-// time, however many members it has, and no task waits for another. Each
+// so at most partsAhead groups of an archive (each of at most groupParts
+// parts) are listed, queued or running at a time, however many members it
+// has, and no task waits for another. Each
 // group holds a reference to the archive's object, so the archive's
 // permit comes back after its last member's last Scan task.
 
@@ -32,6 +33,12 @@ const partsAhead = 8
 // members are grouped so that a jar of a thousand tiny classes is not a
 // thousand tasks.
 const partBytes = 1 << 20
+
+// groupParts caps the parts of one group, so that what an archive has
+// listed ahead stays small whatever its members' sizes: a zip of 65,536
+// empty members would otherwise be one group holding every part (over
+// 100 bytes each, and the names), for each such archive in flight.
+const groupParts = 512
 
 // partList is an archive being read in parts: its listing, shared by the
 // tasks that continue it.
@@ -76,7 +83,7 @@ func (e *engine) nextGroup(w *worker, l *partList) bool {
 		size int64
 	)
 	warn := e.archiveWarner(w.Scratch, l.o)
-	for size < partBytes {
+	for size < partBytes && len(g.parts) < groupParts {
 		p, err := e.nextPart(l, warn)
 		if err != nil {
 			l.done = true
