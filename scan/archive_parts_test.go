@@ -7,13 +7,17 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/spindle-go/spindle"
 	"github.com/spindle-go/spindle/scan/archive"
+	"github.com/spindle-go/spindle/scan/report"
 )
 
 // TestArchivePartsSpendingTheBudgetReportEachMemberOnce reads a zip whose
@@ -154,6 +158,92 @@ func TestArchivePanicInPartsStopsTheScanCleanly(t *testing.T) {
 		var pe *spindle.PanicError
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "archive p.zip") {
 			t.Fatalf("panic at ReadAt call %d of %d: err %v, want the panic, naming the archive", at, calls, err)
+		}
+	}
+}
+
+// TestArchive7zPartsAreScanned: 7z archives made by 7-Zip (solid, solid in
+// blocks of a few files, and not solid) are read in parts by several
+// workers, a solid block being one part: every member's secrets are
+// reported once, at the member's own lines, and every permit comes back.
+// Skipped where 7z is not installed.
+func TestArchive7zPartsAreScanned(t *testing.T) {
+	tool, err := exec.LookPath("7z")
+	if err != nil {
+		t.Skip("7z not installed")
+	}
+	src := t.TempDir()
+	var ms []member
+	for i := range 12 {
+		m := member{"d/m" + itoa(i) + ".txt", text(uint64(i), 3000)}
+		ms = append(ms, m)
+		writeTree(t, src, map[string]string{m.name: m.data})
+	}
+	dir := t.TempDir()
+	var files []treeFile
+	for _, v := range []struct{ name, flag string }{{"solid.7z", "-ms=on"}, {"blocks.7z", "-ms=3f"}, {"nonsolid.7z", "-ms=off"}} {
+		out := filepath.Join(dir, v.name)
+		cmd := exec.Command(tool, "a", "-bd", v.flag, out, "d")
+		cmd.Dir = src
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("7z: %v\n%s", err, b)
+		}
+		data, err := os.ReadFile(out)
+		must(t, err)
+		files = append(files, treeFile{v.name, data, ms})
+	}
+	want := writeFiles(t, dir, files)
+	for _, workers := range []int{1, 2, 4} {
+		opts := Options{Detector: newFake(), Workers: workers, MaxInFlight: 2, ChunkSize: 1000, ArchiveDepth: 1}
+		var mu sync.Mutex
+		var found []key
+		opts.OnFinding = func(f report.Finding) { mu.Lock(); found = append(found, keyOf(f)); mu.Unlock() }
+		e := newEngine(opts.withDefaults())
+		st, err := e.scanPaths(context.Background(), dir)
+		if err != nil || st.Warnings != 0 {
+			t.Fatalf("%d workers: err %v, %d warnings", workers, err, st.Warnings)
+		}
+		if got := e.front.inFlight.Load(); got != 0 {
+			t.Errorf("%d workers: %d permits never released", workers, got)
+		}
+		slices.SortFunc(found, compareKeys)
+		if !slices.Equal(found, want) {
+			t.Fatalf("%d workers: %d findings, want %d\n%s", workers, len(found), len(want), diffKeys(found, want))
+		}
+		if st.Archives != 3 || st.Members != 3*int64(len(ms)) {
+			t.Errorf("%d workers: %d archives, %d members", workers, st.Archives, st.Members)
+		}
+	}
+
+	// A member budget of 1000 bytes cuts every member: each is named, its
+	// first 1000 bytes are scanned, and the members after it in its solid
+	// block are still read.
+	const cut = 1000
+	var wantCut []key
+	for _, f := range files {
+		for _, m := range f.members {
+			wantCut = append(wantCut, wholeBuffer(f.name+"!"+m.name, []byte(m.data[:cut]))...)
+		}
+	}
+	slices.SortFunc(wantCut, compareKeys)
+	for _, workers := range []int{1, 4} {
+		found, warns, st, err := collect(t, Options{Detector: newFake(), Workers: workers, ChunkSize: 1000, ArchiveDepth: 1,
+			Archive: archive.Limits{MaxMemberBytes: cut}}, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(found, wantCut) {
+			t.Fatalf("member budget, %d workers: %d findings, want %d\n%s", workers, len(found), len(wantCut), diffKeys(found, wantCut))
+		}
+		named := map[string]bool{}
+		for _, w := range archiveWarnings(t, warns) {
+			if budgetOf(w) != archive.BudgetMemberBytes || named[w.Path] {
+				t.Errorf("member budget, %d workers: warning %v", workers, w)
+			}
+			named[w.Path] = true
+		}
+		if len(named) != 3*len(ms) || st.Bytes != 3*int64(len(ms))*cut {
+			t.Errorf("member budget, %d workers: %d members named, %d bytes scanned; want %d and %d", workers, len(named), st.Bytes, 3*len(ms), 3*len(ms)*cut)
 		}
 	}
 }
