@@ -77,7 +77,7 @@ func (e *engine) walkArchive(w *worker, o *object) {
 	ws.c.archives++
 	o.scanned = true
 	if o.ra != nil {
-		a, err := o.rc.archive.Open(e.walkCtx, o.name, meteredFile{f: o.ra, n: &e.archiveRead}, o.size)
+		a, err := e.openParts(o)
 		switch {
 		case err == nil:
 			e.startParts(w, o, a)
@@ -119,7 +119,7 @@ func (e *engine) walkEnded(ws *workerState, o *object, err error) {
 func (e *engine) walk(w *worker, o *object) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			e.abort(fmt.Errorf("scan: archive %s: %w", o.name, &spindle.PanicError{Value: v, Stack: debug.Stack()}))
+			e.archivePanic(o.name, v)
 			err = errStopped
 		}
 	}()
@@ -131,6 +131,13 @@ func (e *engine) walk(w *worker, o *object) (err error) {
 		o.head = nil
 	}
 	return o.rc.archive.Walk(e.walkCtx, o.name, src, o.size, e.visitor(w, o), e.archiveWarner(w.Scratch, o))
+}
+
+// archivePanic stops the scan with a panic recovered from the archive
+// reader, which Scan returns: a bug a hostile archive found, or a panic in
+// an io.ReaderAt a Source gave.
+func (e *engine) archivePanic(name string, v any) {
+	e.abort(fmt.Errorf("scan: archive %s: %w", name, &spindle.PanicError{Value: v, Stack: debug.Stack()}))
 }
 
 // visitor is the archive walk's visit function on worker w: each member

@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -127,19 +128,22 @@ func readTestdata(t testing.TB, name string) []byte {
 	return b
 }
 
-// fillDeflate returns a raw deflate stream of mib MiB of the byte fill, at
-// about 1000:1, built in time proportional to its compressed size: once
-// the compressor's window is all fill, each further flushed MiB
-// compresses to the same bytes, so the stream is the first MiB's output,
-// the steady MiB's output repeated, and the final block.
+// fillDeflate returns a raw deflate stream of mib MiB of the byte fill,
+// at about 800:1, built in time proportional to its compressed size:
+// once the compressor's window (32 KiB) is all fill, each further flushed
+// block compresses to the same bytes, so the stream is the first block's
+// output, the steady block's output repeated, and the final block. The
+// blocks are 64 KiB, so that only 192 KiB is ever compressed (the race
+// detector makes compressing slow).
 func fillDeflate(t testing.TB, fill byte, mib int) []byte {
 	t.Helper()
+	const blockSize = 64 << 10
 	var out bytes.Buffer
 	w, err := flate.NewWriter(&out, flate.BestCompression)
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := bytes.Repeat([]byte{fill}, 1<<20)
+	block := bytes.Repeat([]byte{fill}, blockSize)
 	var chunks [3][]byte
 	for i := range chunks {
 		w.Write(block)
@@ -153,25 +157,31 @@ func fillDeflate(t testing.TB, fill byte, mib int) []byte {
 		t.Fatal("fillDeflate: compressor output is not periodic")
 	}
 	s := bytes.Clone(chunks[0])
-	for range mib - 1 {
+	for range mib*(1<<20/blockSize) - 1 {
 		s = append(s, chunks[1]...)
 	}
 	return append(s, tail...)
 }
 
 // zipBomb returns a zip of n members, each mib MiB of the byte fill
-// deflated (a CRC of 0: a bomb is never read far enough for its CRC to be
-// checked). A fill of 'a' makes a text bomb, which the scan must decode
+// deflated. A fill of 'a' makes a text bomb, which the scan must decode
 // until a budget stops it; a fill of 0 makes a binary one, which it skips
-// after the first chunk.
+// after the first chunk. The CRC-32 is the content's own, so that a member
+// small enough to be read whole under a test's budgets is not reported as
+// corrupt.
 func zipBomb(t testing.TB, fill byte, n, mib int) []byte {
 	t.Helper()
 	data := fillDeflate(t, fill, mib)
+	block := bytes.Repeat([]byte{fill}, 1<<20)
+	var sum uint32
+	for range mib {
+		sum = crc32.Update(sum, crc32.IEEETable, block)
+	}
 	var b bytes.Buffer
 	w := zip.NewWriter(&b)
 	for i := range n {
 		fw, err := w.CreateRaw(&zip.FileHeader{
-			Name: "bomb" + itoa(i) + ".txt", Method: zip.Deflate,
+			Name: "bomb" + itoa(i) + ".txt", Method: zip.Deflate, CRC32: sum,
 			CompressedSize64: uint64(len(data)), UncompressedSize64: uint64(mib) << 20,
 		})
 		if err != nil {

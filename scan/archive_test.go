@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -284,9 +285,20 @@ func TestArchiveMemberChunksAreSharedBetweenWorkers(t *testing.T) {
 // files on 1 to 4 workers with frontiers of 1 to 7 permits and 0 to 2
 // shared buffers: every permit comes back (an archive's after its last
 // member's last Scan task), nothing is released twice (that panics), and
-// every secret is reported once.
+// every secret is reported once. Three of the zips are large enough to be
+// read in more part groups than an archive may have queued at once
+// (partsAhead), so that groups finishing on one worker list the next
+// while others are read, several archives at a time.
 func TestArchivePermitsReleasedExactlyOnce(t *testing.T) {
 	dir := t.TempDir()
+	var big []key
+	for i := range 3 {
+		keys, groups := writeManyGroupsZip(t, filepath.Join(dir, "big"+itoa(i)+".zip"), uint64(i))
+		if groups <= partsAhead {
+			t.Fatalf("a zip of %d part groups, want more than %d", groups, partsAhead)
+		}
+		big = append(big, keys...)
+	}
 	var files []treeFile
 	for i := range 12 {
 		ms := []member{{"a.txt", text(uint64(i), 2000)}, {"d/b.txt", text(uint64(i+50), 5000)}}
@@ -299,7 +311,8 @@ func TestArchivePermitsReleasedExactlyOnce(t *testing.T) {
 			files = append(files, treeFile{"p" + itoa(i) + ".txt", []byte(ms[1].data), []member{{"", ms[1].data}}})
 		}
 	}
-	want := writeFiles(t, dir, files)
+	want := append(writeFiles(t, dir, files), big...)
+	slices.SortFunc(want, compareKeys)
 	iters := 3
 	if testing.Short() {
 		iters = 1
@@ -325,4 +338,41 @@ func TestArchivePermitsReleasedExactlyOnce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// writeManyGroupsZip writes, at path, a zip that the engine reads in more
+// part groups than partsAhead, and returns the findings a scan must report
+// in it and how many groups it makes: images of 1 MiB, stored, each a
+// group of its own (partBytes of compressed data), which are binary and so
+// cost one chunk each, between text members with secrets, deflated. It is
+// written straight to the file: under the race detector, each copy of a
+// MiB costs tens of milliseconds.
+func writeManyGroupsZip(t testing.TB, path string, seed uint64) ([]key, int) {
+	t.Helper()
+	f, err := os.Create(path)
+	must(t, err)
+	defer f.Close()
+	img := append([]byte(pngHead), make([]byte, partBytes)...)
+	var (
+		want   []key
+		groups int
+	)
+	zw := zip.NewWriter(f)
+	for i := range 3 * (partsAhead + 3) {
+		if i%3 == 0 {
+			fw, err := zw.CreateHeader(&zip.FileHeader{Name: "img" + itoa(i) + ".png", Method: zip.Store})
+			must(t, err)
+			fw.Write(img)
+			groups++
+			continue
+		}
+		name, data := "src/t"+itoa(i)+".txt", text(seed*1000+uint64(i), 1500)
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate})
+		must(t, err)
+		io.WriteString(fw, data)
+		want = append(want, wholeBuffer(filepath.Base(path)+"!"+name, []byte(data))...)
+	}
+	must(t, zw.Close())
+	must(t, f.Close())
+	return want, groups
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spindle-go/spindle"
+	"github.com/spindle-go/spindle/scan/archive"
 	"github.com/spindle-go/spindle/scan/report"
 	"github.com/spindle-go/spindle/scan/rules"
 )
@@ -76,11 +77,18 @@ func (e *engine) run(ctx context.Context, roots []source) (Stats, error) {
 // lostData classifies a warning (see Warning): noise is what leaves no
 // data unscanned.
 func lostData(op string, err error) bool {
+	var fe *archive.FormatError
 	switch {
 	case errors.Is(err, ErrNoise), errors.Is(err, ErrNotRegular), errors.Is(err, ErrSymlinkLoop):
 		return false
 	case op == "follow", op == "parse":
 		return false // a dangling link or a loop has no content; a bad ignore pattern scans more
+	case errors.As(err, &fe):
+		// The archive package tells the classes apart: a named member not
+		// read whole, or members hidden by damage, is lost; an archive so
+		// broken that none of its members was ever found is noise. (A
+		// *archive.BudgetError is always lost.)
+		return fe.Lost
 	}
 	return true
 }

@@ -19,8 +19,9 @@ import (
 //
 // Listing is driven by completions: the Enumerate task lists a few groups
 // of parts (partsAhead), and each group that finishes lists the next one,
-// so at most partsAhead groups of an archive are queued or running at a
-// time, however many members it has, and no task waits for another. Each
+// so at most partsAhead groups of an archive (each of at most groupParts
+// parts) are listed, queued or running at a time, however many members it
+// has, and no task waits for another. Each
 // group holds a reference to the archive's object, so the archive's
 // permit comes back after its last member's last Scan task.
 
@@ -32,6 +33,12 @@ const partsAhead = 8
 // members are grouped so that a jar of a thousand tiny classes is not a
 // thousand tasks.
 const partBytes = 1 << 20
+
+// groupParts caps the parts of one group, so that what an archive has
+// listed ahead stays small whatever its members' sizes: a zip of 65,536
+// empty members would otherwise be one group holding every part (over
+// 100 bytes each, and the names), for each such archive in flight.
+const groupParts = 512
 
 // partList is an archive being read in parts: its listing, shared by the
 // tasks that continue it.
@@ -76,8 +83,8 @@ func (e *engine) nextGroup(w *worker, l *partList) bool {
 		size int64
 	)
 	warn := e.archiveWarner(w.Scratch, l.o)
-	for size < partBytes {
-		p, err := l.a.Next(e.walkCtx, warn)
+	for size < partBytes && len(g.parts) < groupParts {
+		p, err := e.nextPart(l, warn)
 		if err != nil {
 			l.done = true
 			if !errors.Is(err, io.EOF) {
@@ -119,9 +126,33 @@ func (e *engine) partTask(w *worker, g *partGroup) {
 func (e *engine) walkPart(a *archive.Archive, p archive.Part, visit archive.VisitFunc, warn archive.WarnFunc) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			e.abort(panicError(v))
+			e.archivePanic(p.Name, v)
 			err = errStopped
 		}
 	}()
 	return a.Walk(e.walkCtx, p, visit, warn)
+}
+
+// nextPart lists l's next part; a panic in the listing (the directory's
+// parser, or the archive's io.ReaderAt) stops the scan as in walk.
+func (e *engine) nextPart(l *partList, warn archive.WarnFunc) (p archive.Part, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			e.archivePanic(l.o.name, v)
+			err = errStopped
+		}
+	}()
+	return l.a.Next(e.walkCtx, warn)
+}
+
+// openParts opens o's archive for reading in parts (archive.Root.Open); a
+// panic in the opening stops the scan as in walk.
+func (e *engine) openParts(o *object) (a *archive.Archive, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			e.archivePanic(o.name, v)
+			a, err = nil, errStopped
+		}
+	}()
+	return o.rc.archive.Open(e.walkCtx, o.name, meteredFile{f: o.ra, n: &e.archiveRead}, o.size)
 }

@@ -115,14 +115,19 @@
 // the member when one was skipped or cut, and is empty when the rest of an
 // archive, or a whole archive, was) or a *FormatError (Lost tells lost
 // data, a named member not read whole or members hidden by damage, from
-// noise, an archive so broken that none of its members was ever found).
+// noise, an archive so broken that none of its members was ever found, or
+// a compressed stream that broke before it yielded a byte).
 // So a caller can count skips by Budget and by cause (ErrEncrypted,
 // ErrUnsupported, the rest), and fail a run on lost data. With
 // FailOnBudget, the first budget hit ends the walk instead.
 //
 // The member and archive byte budgets are exact: visit receives precisely
 // the bytes the budget allows, however many goroutines read the archive,
-// then a read error. The root budget is an atomic counter shared by
+// then a read error. What a member is reported as does not depend on how
+// those goroutines interleave: a member a budget cut is named by that
+// budget, never reported as corrupt (its CRC is judged only once its data
+// has been read to the end), and a member whose data was read to its end
+// before another part spent the archive's budget is not named as cut. The root budget is an atomic counter shared by
 // concurrent walks, each of which may overshoot it by one read. Entries
 // are counted per header, skipped ones (directories, links, encrypted
 // members) included.

@@ -287,7 +287,9 @@ func sizeString(n int64) string {
 // whose members were hidden by damage after at least one of them had been
 // found (a truncated download). It is false for noise: an archive so
 // damaged that no member of it was ever found (a corrupt sample in a test
-// suite, a file that only looks like an archive).
+// suite, a file that only looks like an archive), which for a compressed
+// stream of one file (notes.txt.gz) means one that broke before it
+// yielded a byte of content.
 type FormatError struct {
 	Name string // the member's or the archive's full name
 	Err  error  // ErrEncrypted, ErrUnsupported, or the decoder's error

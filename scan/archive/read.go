@@ -106,7 +106,7 @@ func (rr *ratioReader) over() bool {
 }
 
 func (rr *ratioReader) Read(p []byte) (int, error) {
-	if err := rr.w.check(); err != nil {
+	if err := rr.w.readCheck(); err != nil {
 		return 0, err
 	}
 	if rr.err != nil {
@@ -158,7 +158,7 @@ func (w *walker) member(l *level, path []string, r io.Reader) *memberReader {
 
 func (m *memberReader) Read(p []byte) (int, error) {
 	w := m.w
-	if err := w.check(); err != nil {
+	if err := w.readCheck(); err != nil {
 		return 0, err
 	}
 	if m.err != nil {

@@ -266,9 +266,22 @@ func (w *walker) stopped() error {
 }
 
 // check is stopped plus the clocks: ctx, each open archive's deadline, and
-// the hits of other walkers on a shared archive. Readers call it on every
-// Read, loops on every entry; the cost is a time.Now and a few loads.
-func (w *walker) check() error {
+// the hits of other walkers on a shared archive. Loops call it on every
+// entry; the cost is a time.Now and a few loads.
+func (w *walker) check() error { return w.checkStops(true) }
+
+// readCheck is check for the readers of a member's data, on every Read. A
+// shared archive's byte budget spent by another walker is left to the
+// member reader, which applies it exactly, by reading: a member whose last
+// byte was delivered before the budget ran out is then read to its end
+// (its CRC judged) rather than reported as cut, which it was not, and what
+// a member is reported as does not depend on how the walkers interleave.
+// Its next read past the end of the budget trips it, as in a walk of one.
+func (w *walker) readCheck() error { return w.checkStops(false) }
+
+// checkStops is check; without bytesSpent, it leaves out a shared
+// archive's spent byte budget (see readCheck).
+func (w *walker) checkStops(bytesSpent bool) error {
 	if err := w.stopped(); err != nil {
 		return err
 	}
@@ -280,7 +293,7 @@ func (w *walker) check() error {
 		now := time.Now()
 		for _, l := range w.levels {
 			if l.shared {
-				if c := l.acct.stop.Load(); c != nil {
+				if c := l.acct.stop.Load(); c != nil && (bytesSpent || c.budget != BudgetArchiveBytes) {
 					return w.tripBudget(archiveScope(l.index), c.budget, c.limit)
 				}
 			}
