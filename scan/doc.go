@@ -178,8 +178,9 @@
 //     from the same buffers as files, plus one carry (2W) per member with
 //     a chunk in a Scan task, so a member costs nothing more whatever its
 //     size. For the common formats (zip, tar.gz) that is well under
-//     100 KiB per level; a bomb is stopped by the ratio budget after
-//     1 MiB of output (TestArchiveBombs checks what a scan allocates).
+//     100 KiB per level; a bomb is stopped by the member budget, or by the
+//     ratio past its floor (TestArchiveBombs checks what a scan
+//     allocates).
 //
 // A 2 GiB file is therefore scanned in a few MiB of buffers, whatever its
 // size: nothing ever holds a whole file. Archives add what their walks
@@ -187,33 +188,36 @@
 //
 // # Archives
 //
-// With ArchiveDepth > 0, the first Fetch of every file looks at the chunk
-// it has just read (the same read is the binary probe): if archive.Detect
-// names a format by its magic number (never by the file's name), the Fetch
-// puts its buffer back and spawns an Enumerate task for the archive,
-// passing it the object's reference and so its permit. That task walks
-// the archive with archive.Root.Walk over the open file (pread, so a zip
-// is read in place) and, for each member that is not itself an archive,
-// runs the member's Fetch chain inline (streamChunks): the walker's reader
-// is valid only while its visit callback runs, so the member cannot be
-// read by tasks of its own. Each chunk is read into a pooled buffer, when
-// one is free and there is more than one worker, and handed to a Scan
-// task, which other workers steal while this one decodes the next chunk;
-// otherwise it is read into the worker's own buffer and scanned there,
-// which is the backpressure. The chunking is the Fetch chain's, so a
-// member's findings are the same for every chunk size, with the member's
-// own line numbers.
+// With ArchiveDepth > 0 (the default), the first Fetch of every object
+// looks at the chunk it has just read (the same read is the binary probe):
+// if archive.Detect names a format by its magic number (never by the
+// file's name), or archive.DetectFile finds a zip at the end of an
+// executable or script (a self-extracting zip), the Fetch puts its buffer
+// back and spawns an Enumerate task for the archive, passing it the
+// object's reference and so its permit.
+//
+// A zip or 7z on disk (anything read in place, with ReadAt) is opened with
+// archive.Root.Open and read in parts: a zip member, or a 7z folder, whose
+// members can only be decoded in order. The Enumerate task lists a few
+// groups of parts (about 1 MiB of compressed data, at most 512 parts, per
+// group) as part tasks, and each group that finishes lists the next, so at
+// most eight groups of an archive are queued or running at once; any
+// worker runs them, so the members of one zip are inflated by several
+// workers at once (see parts.go). Everything else (a tar, a compressed
+// stream, an archive inside an archive, an archive in a stream) is walked
+// with archive.Root.Walk by one worker, in order, since a stream can only
+// be decoded that way. Either way, each member that is not itself an
+// archive is read by streamChunks: its chunks go into pooled buffers and to
+// Scan tasks that other workers steal while this one decodes, or, with no
+// buffer free, are scanned here, which is the backpressure. The chunking
+// is the Fetch chain's, so a member's findings are the same for every
+// chunk size, with the member's own line numbers.
 //
 // A member is an object with no permit of its own: it holds a reference
-// to its archive from its first chunk until its last Scan task is done, so
-// the archive's permit comes back after the last chunk of its last member,
-// exactly once. Nested archives are opened inside the same walk, not as
-// Enumerate tasks of their own as in the seed: walking a nested archive
-// needs the enclosing stream positioned at the member, and only the walk
-// reading that stream has it. So one archive is decoded by one worker at
-// a time (its members' chunks are scanned by all), while different
-// archives are walked in parallel; and an archive never waits for a
-// permit, so a walk cannot deadlock on the frontier.
+// to its archive from its first chunk until its last Scan task is done,
+// and each part task holds one too, so the archive's permit comes back
+// after the last chunk of its last member, exactly once. An archive never
+// waits for a permit, so a walk cannot deadlock on the frontier.
 //
 // Members are named by the chain of archives, joined with "!":
 // outer.zip!dir/file.txt, a.tar.gz!inner.zip!x.env. A compressed stream
@@ -221,33 +225,40 @@
 // of a .tar.gz. Names are the archive's own, never cleaned, and nothing is
 // ever extracted: a member named ../../etc/passwd is reported under that
 // name. Members are matched against the detector's path allowlist
-// (SkipPath) and path rules under their full names, and binary members
-// (a NUL in the first 8 KiB) are skipped unless ScanBinary, like files;
-// .gitignore and MaxFileSize apply to files on disk only (an archive
-// larger than MaxFileSize is not opened at all).
+// (SkipPath) and path rules under their full names, and members in a known
+// binary format are skipped like files; MaxFileSize caps a member's
+// decoded bytes (Archive.MaxMemberBytes) as it caps a file's size.
 //
 // Budgets are the archive package's (archive.Limits, set through
-// Options.Archive, with ArchiveDepth as MaxDepth): entries per archive,
-// decoded bytes per member, per archive and per scan root (each path given
-// to Scan has an archive.Root of its own), inflation ratio, time per
-// archive, decoder window. A hit skips the rest of that archive with a
-// Warning (Op "archive", Path the archive's full name), counted in
-// Stats.Skipped["archive-budget"]; the walk goes on with the enclosing
-// archive's next member. An encrypted member or an unsupported method is
-// a warning too, counted in Stats.Skipped["unsupported"], and the archive
-// goes on; a truncated or corrupt archive is a warning, and what was read
-// before the damage has been scanned. With Archive.FailOnBudget, the seed's
-// FailRun policy, a hit ends the scan: the engine's stop flag is raised
-// and the walks' context, derived from Scan's, is cancelled, so walks in
-// progress stop at their next read; Scan returns the warning, which
-// unwraps to the *archive.BudgetError.
+// Options.Archive, with ArchiveDepth as MaxDepth): decoded bytes per
+// member (256 MiB), per archive (4 GiB, nested archives included) and per
+// scan root (8 GiB, then held to the ratio), entries per archive, the
+// ratio of decoded to compressed bytes (2,000:1, judged only past 64 MiB
+// of a decoder's output, so a log compressed 343:1 is read whole), time
+// per archive, the decoder's window, a 7z header's size. A budget hit
+// skips only what it covers where the format allows: the member that hit
+// it (its siblings are read), or the rest of an archive; each member left
+// unread is named in a Warning of its own (Op "archive", Path the member's
+// full name, or the archive's for the rest of a stream), counted in
+// Stats.Skipped["archive-budget"], and is lost data. An encrypted member
+// or an unsupported method is a warning too, counted in
+// Stats.Skipped["unsupported"]. A truncated or corrupt archive is a
+// warning, lost data if it may have hidden members (an *archive.FormatError
+// with Lost set), noise if not (a corrupt archive in which no member was
+// ever found). With Archive.FailOnBudget, the seed's FailRun policy, a hit
+// ends the scan: the engine's stop flag is raised and the walks' context,
+// derived from Scan's, is cancelled, so walks in progress stop at their
+// next read; Scan returns the warning, which unwraps to the
+// *archive.BudgetError.
 //
 // With archives off (ArchiveDepth NoArchives) an archive is a file like
-// any other: binary, so skipped, unless ScanBinary, and then its raw
-// bytes are scanned (a secret in a stored zip member is found, under the
-// zip's name). An archive in a stream (standard input) is walked as a
-// stream: the first chunk, which recognised it, is read again in front of
-// the rest, and a zip in a stream is spooled as one nested in a tar is.
+// any other: a known binary format, so skipped, unless ScanBinary, and
+// then its raw bytes are scanned (a secret in a stored zip member is
+// found, under the zip's name). An archive in a stream (standard input) is
+// walked as a stream: the first chunk, which recognised it, is read again
+// in front of the rest, and a zip in a stream is spooled, as one nested in
+// a tar is, to a temporary file that has no name (or is deleted on close),
+// so nothing is left behind even by a killed process.
 //
 // # Concurrency of callbacks
 //

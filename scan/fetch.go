@@ -164,7 +164,7 @@ func (e *engine) openOther(w *worker, o *object) bool {
 		return false
 	}
 	if rc == nil {
-		e.warn(o.name, "open", errors.New("Open returned no reader"))
+		e.warn(o.name, "open", errors.New("open returned no reader"))
 		return false
 	}
 	o.f = rc
