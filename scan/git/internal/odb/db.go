@@ -181,6 +181,12 @@ func (db *DB) Read(id ID, buf []byte) (Type, []byte, error) {
 	}
 	s := db.getScratch()
 	defer db.putScratch(s)
+	return db.read(s, id, buf)
+}
+
+// read is Read with the scratch given. Nothing in s is assumed: what a
+// read leaves there is only room for the next (see TestReadsIgnoreScratchContents).
+func (db *DB) read(s *scratch, id ID, buf []byte) (Type, []byte, error) {
 	if p, pos, ok := db.find(&id); ok {
 		t, data, err := db.readPacked(s, p, p.idx.offset(pos), buf, p.isBase(pos))
 		if err != nil {
@@ -201,6 +207,11 @@ func (db *DB) Header(id ID) (Type, int64, error) {
 	}
 	s := db.getScratch()
 	defer db.putScratch(s)
+	return db.header(s, id)
+}
+
+// header is Header with the scratch given.
+func (db *DB) header(s *scratch, id ID) (Type, int64, error) {
 	if p, pos, ok := db.find(&id); ok {
 		t, size, err := db.headerPacked(s, p, p.idx.offset(pos))
 		if err != nil {

@@ -120,14 +120,23 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 	}
 	s.chain, s.arena = chain, arena
 
+	// A link that the walk could not keep is read again when its turn
+	// comes, into the arena past the links it holds; the next such link
+	// reuses that tail, the previous one being inflated by then. Not into
+	// s.win: s.win holds chain[0]'s bytes until the last step. Reading a
+	// link there overwrote the top delta in place whenever the pooled
+	// window was already large enough, so a delta whose chain held an
+	// entry over linkHold read as "bad zlib header" (or worse) depending
+	// on what the goroutine had read before and on what the cache held.
+	kept := len(arena)
 	for i := len(chain) - 1; i >= 0; i-- {
 		l := &chain[i]
 		if l.e.raw == nil && l.e.end-l.e.off <= bigEntry {
-			var win []byte
-			if l.e, win, err = l.p.load(l.e.off, s.win[:0], bigEntry); err != nil {
+			var grown []byte
+			if l.e, grown, err = l.p.load(l.e.off, s.arena[:kept], bigEntry); err != nil {
 				return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.e.off, l.p.path, err)
 			}
-			s.win = win
+			s.arena = grown
 		}
 		if s.delta, err = l.p.inflate(s, &l.e, s.delta); err != nil {
 			return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.e.off, l.p.path, err)
