@@ -63,7 +63,7 @@ type scanOptions struct {
 	enableRules []string // --enable-rule: only these rules
 	timeout     int      // --timeout seconds; 0: none
 	gitleaksCSV bool     // csv means gitleaks' columns
-	decodeDepth int      // --max-decode-depth; -1: the default
+	decodeDepth int      // --max-decode-depth; 0: off
 	ignoreAllow bool     // --ignore-gitleaks-allow
 	platform    string   // --platform, for links in history reports
 	stdinName   string
@@ -304,7 +304,7 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 			con.Print(fmt.Sprintf("spindle: warning: %s\n", w))
 		}
 	}
-	det, err := rules.Compile(cfg)
+	det, err := rules.CompileWith(cfg, o.ruleSettings())
 	if err != nil {
 		return exitWith(exitError, err)
 	}
@@ -583,4 +583,13 @@ func readSmallFile(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, limit)
 	}
 	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// ruleSettings are the detector's settings the flags choose.
+func (o *scanOptions) ruleSettings() rules.Settings {
+	set := rules.Settings{MaxDecodeDepth: o.decodeDepth, IgnoreInlineAllow: o.ignoreAllow}
+	if o.decodeDepth == 0 {
+		set.MaxDecodeDepth = -1 // the flag's 0 is off; the library's is its default
+	}
+	return set
 }

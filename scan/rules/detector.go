@@ -20,6 +20,28 @@ type Detector struct {
 	rareFrom  int          // pattern ids >= rareFrom are rare-rune sentinels
 	nonASCII  bool         // some keyword has a non-ASCII byte (see Scan)
 	maxWindow int
+
+	decodeDepth int  // Settings.MaxDecodeDepth, resolved; 0: off
+	ignoreAllow bool // Settings.IgnoreInlineAllow
+}
+
+// DefaultDecodeDepth is how many times encoded text is decoded and scanned
+// again unless Settings say otherwise: gitleaks' default.
+const DefaultDecodeDepth = 5
+
+// Settings are a Detector's choices besides its rules. The zero value is
+// the default, the same as the spindle command's.
+type Settings struct {
+	// MaxDecodeDepth is how many times text that is base64, hex,
+	// percent-encoded, escaped (\uXXXX, \xXX) or HTML-encoded is decoded
+	// and scanned again, the decoded text searched for encoded text in
+	// turn (gitleaks' --max-decode-depth). 0 means DefaultDecodeDepth; a
+	// negative value turns decoding off.
+	MaxDecodeDepth int
+	// IgnoreInlineAllow reports findings on lines that hold
+	// "gitleaks:allow" or "spindle:allow" too (gitleaks'
+	// --ignore-gitleaks-allow).
+	IgnoreInlineAllow bool
 }
 
 // RuleInfo describes a compiled rule.
@@ -91,9 +113,18 @@ type requiredPart struct {
 	lines, column *int
 }
 
-// Compile checks cfg and builds its Detector.
-func Compile(cfg *Config) (*Detector, error) {
-	d := &Detector{byID: map[string]int{}}
+// Compile checks cfg and builds its Detector with the default Settings.
+func Compile(cfg *Config) (*Detector, error) { return CompileWith(cfg, Settings{}) }
+
+// CompileWith checks cfg and builds its Detector with the given Settings.
+func CompileWith(cfg *Config, set Settings) (*Detector, error) {
+	d := &Detector{byID: map[string]int{}, ignoreAllow: set.IgnoreInlineAllow}
+	switch {
+	case set.MaxDecodeDepth == 0:
+		d.decodeDepth = DefaultDecodeDepth
+	case set.MaxDecodeDepth > 0:
+		d.decodeDepth = set.MaxDecodeDepth
+	}
 	patterns := map[string]int{}
 	var patList []string
 	pattern := func(s string) int {
@@ -211,6 +242,11 @@ func Compile(cfg *Config) (*Detector, error) {
 		d.maxWindow = max(d.maxWindow, 16<<10)
 	}
 	d.maxWindow = min(d.maxWindow, 64<<10)
+	if d.decodeDepth > 0 {
+		// A decoded finding depends on up to maxSegment+decodeContext
+		// bytes before its end (decoded.go).
+		d.maxWindow = max(d.maxWindow, 16<<10)
+	}
 	return d, nil
 }
 
@@ -327,7 +363,7 @@ func (d *Detector) Rules() []RuleInfo {
 
 // MaxWindow bounds how far a match extends, in bytes: the longest match
 // of any rule whose length is bounded (at least 4 KiB), or 16 KiB when
-// some rule's matches are unbounded, capped at 64 KiB. A match longer than
+// some rule's matches are unbounded or decoding is on, capped at 64 KiB. A match longer than
 // this may be missed or cut short where a file is split into chunks.
 func (d *Detector) MaxWindow() int { return d.maxWindow }
 

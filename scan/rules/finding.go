@@ -27,7 +27,7 @@ func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 
 	end := m0 + len(match) // gitleaks' end offset (it keeps the untrimmed start)
 
 	lineLo, lineHi := s.gitleaksLine(data, m0, end)
-	if s.inlineAllowed(data, lineLo, lineHi) {
+	if !d.ignoreAllow && s.inlineAllowed(data, lineLo, lineHi) {
 		return out
 	}
 

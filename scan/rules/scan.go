@@ -38,6 +38,8 @@ type Scratch struct {
 	pathSet bool
 	skip    bool
 	active  []bool // per rule: not excluded for path by its path regex or allowlists
+
+	dec *decodeState // decoding's working memory (decoded.go); nil until needed
 }
 
 type span struct{ lo, hi int }
@@ -122,19 +124,47 @@ func (s *Scratch) ScanPath(path string, emit func(Match)) {
 // around keyword hits to get there faster; doc.go explains why the result
 // is the same.
 //
+// Unless decoding is off (Settings.MaxDecodeDepth), Scan then decodes the
+// base64, hex, percent-encoded, escaped and HTML-encoded text in data and
+// scans the decoded text, as gitleaks does: a finding in decoded text is
+// placed on the encoded text (Start to End span it; Match and Secret are
+// decoded) and tagged decoded:<kind> and decode-depth:<n>.
+//
 // Scan is safe for concurrent use with distinct Scratch values. A nil or
 // foreign Scratch is replaced by a fresh one.
 func (d *Detector) Scan(s *Scratch, path string, data []byte, emit func(Match)) {
 	if s == nil || s.d != d {
 		s = d.NewScratch()
 	}
+	raw := d.collect(s, path, data)
+	var dec []found
+	if d.decodeDepth > 0 && len(data) > 0 && !s.skip {
+		dec = d.scanDecoded(s, path, data)
+	}
+	// Both lists are sorted by Start: merge them.
+	for len(raw) > 0 || len(dec) > 0 {
+		if len(dec) == 0 || len(raw) > 0 && raw[0].Start <= dec[0].Start {
+			if !raw[0].dropped {
+				emit(raw[0].Match)
+			}
+			raw = raw[1:]
+			continue
+		}
+		emit(dec[0].Match)
+		dec = dec[1:]
+	}
+}
+
+// collect runs the rules over data and returns their findings sorted by
+// Start, those that gitleaks' final filter removes marked dropped. The
+// slice is s.found, valid until s scans again.
+func (d *Detector) collect(s *Scratch, path string, data []byte) []found {
 	s.setPath(path)
+	s.found = s.found[:0]
 	if s.skip || len(data) == 0 {
-		return
+		return nil
 	}
 	slow := s.prefilter(data)
-
-	s.found = s.found[:0]
 	for _, r := range d.rules {
 		if r.PathOnly || r.skipReport || !s.active[r.index] || !s.gateOpen(r, data, slow) {
 			continue
@@ -146,17 +176,13 @@ func (d *Detector) Scan(s *Scratch, path string, data []byte, emit func(Match)) 
 		}
 	}
 	if len(s.found) == 0 {
-		return
+		return nil
 	}
 	slices.SortFunc(s.found, func(a, b found) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.rule, b.rule))
 	})
 	d.dropGenericDuplicates(s, data)
-	for i := range s.found {
-		if !s.found[i].dropped {
-			emit(s.found[i].Match)
-		}
-	}
+	return s.found
 }
 
 // prefilter runs the keyword automaton over data, groups the hits by

@@ -12,11 +12,16 @@ import (
 
 func mustDetector(t testing.TB, src string) *Detector {
 	t.Helper()
+	return mustDetectorWith(t, src, Settings{})
+}
+
+func mustDetectorWith(t testing.TB, src string, set Settings) *Detector {
+	t.Helper()
 	cfg, err := Parse([]byte(src), "test.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Compile(cfg)
+	d, err := CompileWith(cfg, set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,11 +321,14 @@ func TestRulesDescribesTheCompiledRules(t *testing.T) {
 }
 
 func TestMaxWindowCoversTheLongestBoundedMatch(t *testing.T) {
-	if w := mustDetector(t, tokRule).MaxWindow(); w != 4096 {
+	if w := mustDetectorWith(t, tokRule, noDecoding).MaxWindow(); w != 4096 {
 		t.Errorf("short rules: %d, want the 4096 minimum", w)
 	}
-	if w := mustDetector(t, "[[rules]]\nid = 'l'\nregex = '''x"+strings.Repeat("[a-z]{1000}", 9)+"'''\n").MaxWindow(); w != 9001 {
+	if w := mustDetectorWith(t, "[[rules]]\nid = 'l'\nregex = '''x"+strings.Repeat("[a-z]{1000}", 9)+"'''\n", noDecoding).MaxWindow(); w != 9001 {
 		t.Errorf("a 9001-byte rule: %d", w)
+	}
+	if w := mustDetector(t, tokRule).MaxWindow(); w != 16<<10 {
+		t.Errorf("short rules, decoding: %d, want 16 KiB (decoded findings reach further)", w)
 	}
 	if w := mustDetector(t, "[[rules]]\nid = 'u'\nregex = '''x[a-z]+'''\n").MaxWindow(); w != 16<<10 {
 		t.Errorf("an unbounded rule: %d, want 16 KiB", w)

@@ -1,0 +1,249 @@
+package rules
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+)
+
+// This file scans decoded text, gitleaks' --max-decode-depth: after the
+// rules have run over a buffer, the encoded text in it (encoded.go) is
+// decoded and the rules run again over the decoded text in its context;
+// what they find there is reported at the place of the encoded text, and
+// the decoded text is searched again, to the configured depth.
+//
+// gitleaks substitutes every decoded segment into the whole fragment and
+// scans all of it again at each depth, keeping the findings that overlap a
+// decoded segment. Scanning the whole buffer again for every buffer that
+// holds a decodable string would double the cost of a scan (most source
+// trees hold some), so the rules run over regions instead: each decoded
+// segment with decodeContext bytes of its text on either side, the regions
+// of segments closer than that merged (up to regionSpan bytes of encoded
+// text). A finding needs its keyword and its match within the region; the
+// rules' context (a key name before a value, the rest of a line) lies well
+// within decodeContext bytes of the value.
+//
+// Chunk boundaries. A decoded finding spans at least its encoded segment
+// (as in gitleaks, a match inside decoded text is placed on the whole
+// segment, and one that reaches past it on the segment plus what it
+// reaches), so it ends at or after the segment's end, and what decides it
+// lies within maxSegment+decodeContext bytes before its end and
+// decodeContext bytes after. Decoding raises MaxWindow to at least 16 KiB,
+// more than both, so the chunk that owns the finding (the one with MaxWindow
+// bytes on each side of its end) sees the segment and its context whole,
+// and the chunks that see it cut (a run that touches a buffer's edge) do
+// not own it: an encoded string across a chunk boundary is found once, by
+// the chunk that holds it.
+
+const (
+	decodeContext = 512
+	regionSpan    = 64 << 10
+)
+
+// decodeState is a Scratch's working memory for decoding.
+type decodeState struct {
+	data   []byte // the buffer Scan was given
+	levels []*decodeLevel
+	out    []found // decoded findings, in data's offsets
+}
+
+// decodeLevel is one depth of decoding: the segments decoded from the text
+// of the level above (data at depth 1), and the region being scanned.
+type decodeLevel struct {
+	scratch *Scratch  // scans this level's region texts
+	cands   []segment // candidates, then the decoded segments of the pass
+	dec     []byte    // decoded bytes of every segment of the pass
+	segs    []segment // the current region's segments: lo, hi in the text above; dlo, dhi in text
+	orig    [][2]int  // per segment of segs: its place in data
+	rlo     int       // where text starts in the text above
+	text    []byte    // the current region: the text above with segs decoded
+}
+
+func (s *Scratch) level(j int) *decodeLevel {
+	st := s.dec
+	for len(st.levels) <= j {
+		st.levels = append(st.levels, &decodeLevel{scratch: s.d.NewScratch()})
+	}
+	return st.levels[j]
+}
+
+// scanDecoded appends to s.dec.out the findings in the decoded text of
+// data, sorted by Start, with exact duplicates (one rule, one span)
+// removed.
+func (d *Detector) scanDecoded(s *Scratch, path string, data []byte) []found {
+	if s.dec == nil {
+		s.dec = &decodeState{}
+	}
+	st := s.dec
+	st.data, st.out = data, st.out[:0]
+	d.decodePass(s, path, 1, data, nil)
+	st.data = nil
+	if len(st.out) == 0 {
+		return nil
+	}
+	slices.SortFunc(st.out, func(a, b found) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.rule, b.rule))
+	})
+	return slices.CompactFunc(st.out, func(a, b found) bool {
+		return a.Start == b.Start && a.End == b.End && a.rule == b.rule
+	})
+}
+
+// decodePass decodes, at depth j, the candidates in text that overlap one
+// of focus's decoded ranges (all of them when focus is nil), scans the
+// regions around them, and goes one level deeper in each region.
+func (d *Detector) decodePass(s *Scratch, path string, j int, text []byte, focus []segment) {
+	L := s.level(j)
+	L.cands = findCandidates(text, 0, len(text), L.cands[:0])
+	L.dec = L.dec[:0]
+	segs := L.cands[:0]
+	for _, c := range L.cands {
+		if c.kind == 0 {
+			continue
+		}
+		c.kinds = c.kind
+		if focus != nil {
+			in := false
+			for _, f := range focus {
+				if f.dlo <= c.hi && c.lo <= f.dhi {
+					in = true
+					c.kinds |= f.kinds
+				}
+			}
+			if !in {
+				continue
+			}
+		}
+		n := len(L.dec)
+		var ok bool
+		if L.dec, ok = decode(L.dec, text[c.lo:c.hi], c.kind); !ok {
+			continue
+		}
+		c.dlo, c.dhi = n, len(L.dec) // in the arena until the region is built
+		segs = append(segs, c)
+	}
+	for a := 0; a < len(segs); {
+		b := a + 1
+		for b < len(segs) && segs[b].lo-segs[b-1].hi <= 2*decodeContext && segs[b-1].hi-segs[a].lo < regionSpan {
+			b++
+		}
+		d.scanRegion(s, path, j, text, segs[a:b])
+		a = b
+	}
+}
+
+// scanRegion builds the region of segs (consecutive decoded segments of
+// text) at depth j, reports the findings in it that overlap a decoded
+// segment, and decodes on inside it.
+func (d *Detector) scanRegion(s *Scratch, path string, j int, text []byte, segs []segment) {
+	L := s.level(j)
+	rlo := max(0, segs[0].lo-decodeContext)
+	rhi := min(len(text), segs[len(segs)-1].hi+decodeContext)
+	L.rlo = rlo
+	L.text = L.text[:0]
+	L.orig = L.orig[:0]
+	at := rlo
+	for i := range segs {
+		sg := &segs[i]
+		L.text = append(L.text, text[at:sg.lo]...)
+		dec := L.dec[sg.dlo:sg.dhi]
+		sg.dlo = len(L.text)
+		L.text = append(L.text, dec...)
+		sg.dhi = len(L.text)
+		at = sg.hi
+		lo, hi := s.mapUp(j-1, sg.lo, sg.hi)
+		L.orig = append(L.orig, [2]int{lo, hi})
+	}
+	L.text = append(L.text, text[at:rhi]...)
+	L.segs = segs
+
+	data := s.dec.data
+	for _, f := range d.collect(L.scratch, path, L.text) {
+		if f.dropped || f.rawStart < 0 {
+			continue
+		}
+		var kinds encKind
+		for _, sg := range segs {
+			if sg.dlo <= f.End && f.Start <= sg.dhi {
+				kinds |= sg.kinds
+			}
+		}
+		if kinds == 0 {
+			continue // found in the text around the segments: the level above reports it
+		}
+		lo, hi := s.mapUp(j, f.Start, f.End)
+		if !d.ignoreAllow {
+			if a, b := s.gitleaksLine(data, lo, hi); s.inlineAllowed(data, a, b) {
+				continue
+			}
+		}
+		f.Start, f.End, f.SecretStart, f.SecretEnd = lo, hi, lo, hi
+		f.Tags = decodedTags(f.Tags, kinds, j)
+		f.line = -1
+		s.dec.out = append(s.dec.out, f)
+	}
+	if j < d.decodeDepth {
+		// The region text is L.text; the next level overwrites only its
+		// own level's state.
+		d.decodePass(s, path, j+1, L.text, segs)
+		// decodePass at j+1 may have grown s.dec.levels; L is still ours.
+	}
+}
+
+// mapUp maps the range [a, b) of depth j's region text to offsets in the
+// buffer Scan was given (depth 0), as gitleaks does: a range inside a
+// decoded segment is placed on the segment's encoded text, one that
+// reaches past decoded segments on their encoded text plus what it
+// reaches, and text outside segments maps to itself.
+func (s *Scratch) mapUp(j, a, b int) (int, int) {
+	for ; j > 0; j-- {
+		L := s.dec.levels[j]
+		lo, hi, any := 0, 0, false
+		for i, sg := range L.segs {
+			if sg.dlo > b || a > sg.dhi {
+				continue
+			}
+			if sg.dlo <= a && b <= sg.dhi {
+				return L.orig[i][0], L.orig[i][1]
+			}
+			x, y := sg.lo+min(a-sg.dlo, 0), sg.hi+max(b-sg.dhi, 0)
+			if !any {
+				lo, hi, any = x, y, true
+			} else {
+				lo, hi = min(lo, x), max(hi, y)
+			}
+		}
+		if !any {
+			lo, hi = L.rawUp(a), L.rawUp(b)
+		}
+		a, b = lo, hi
+	}
+	return a, b
+}
+
+// rawUp maps an offset of the region text outside its decoded segments to
+// the text above.
+func (L *decodeLevel) rawUp(x int) int {
+	up := L.rlo + x
+	for _, sg := range L.segs {
+		if sg.dhi > x {
+			break
+		}
+		up = sg.hi + (x - sg.dhi)
+	}
+	return up
+}
+
+// decodedTags returns the rule's tags followed by gitleaks' decoding tags:
+// decoded:<kind> for each kind of encoding the finding went through, then
+// decode-depth:<n>.
+func decodedTags(ruleTags []string, kinds encKind, depth int) []string {
+	tags := make([]string, 0, len(ruleTags)+3)
+	tags = append(tags, ruleTags...)
+	for i, name := range encNames {
+		if kinds&(1<<i) != 0 {
+			tags = append(tags, "decoded:"+name)
+		}
+	}
+	return append(tags, "decode-depth:"+strconv.Itoa(depth))
+}
