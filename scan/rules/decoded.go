@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // This file scans decoded text, gitleaks' --max-decode-depth: after the
@@ -67,9 +68,8 @@ func (s *Scratch) level(j int) *decodeLevel {
 	return st.levels[j]
 }
 
-// scanDecoded appends to s.dec.out the findings in the decoded text of
-// data, sorted by Start, with exact duplicates (one rule, one span)
-// removed.
+// scanDecoded returns the findings in the decoded text of data, sorted by
+// Start, with exact duplicates (one rule, one span, one secret) removed.
 func (d *Detector) scanDecoded(s *Scratch, path string, data []byte) []found {
 	if s.dec == nil {
 		s.dec = &decodeState{}
@@ -82,10 +82,12 @@ func (d *Detector) scanDecoded(s *Scratch, path string, data []byte) []found {
 		return nil
 	}
 	slices.SortFunc(st.out, func(a, b found) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.rule, b.rule))
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.rule, b.rule), strings.Compare(a.Secret, b.Secret))
 	})
+	// Merged regions can find one secret twice; two secrets in one
+	// encoded string share its span and stay two findings.
 	return slices.CompactFunc(st.out, func(a, b found) bool {
-		return a.Start == b.Start && a.End == b.End && a.rule == b.rule
+		return a.Start == b.Start && a.End == b.End && a.rule == b.rule && a.Secret == b.Secret
 	})
 }
 
