@@ -1,0 +1,316 @@
+package rules
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const awsLine = "aws_access_key_id = AKIAQYLPMN5HHHFPZAM2"
+
+func b64s(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+func decodingDetector(t testing.TB) *Detector {
+	return cachedDetector(t, "decoding", func(t testing.TB) *Detector {
+		d, err := Compile(Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	})
+}
+
+func TestFindCandidates(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string // kind:text
+	}{
+		{"no encoded text here", nil},
+		{"id=QUtJQVFZTFBNTjVISEhGUFpBTTI= end", []string{"base64:QUtJQVFZTFBNTjVISEhGUFpBTTI="}},
+		{"x " + strings.Repeat("ab01", 8) + " y", []string{"hex:" + strings.Repeat("ab01", 8)}},
+		// A hex run wins at its start even inside a longer base64 run.
+		{strings.Repeat("ab01", 8) + "xyzXYZ", []string{"hex:" + strings.Repeat("ab01", 8)}},
+		{"q=%41%4B%49 tail %41\nnext %42", []string{"percent:%41%4B%49 tail %41", "percent:%42"}},
+		{`s = "\u0041\u004b\\u0049" + x`, []string{`unicode:\u0041\u004b\\u0049`}},
+		{"U+0041 U+004B end", []string{"unicode:U+0041 U+004B "}},
+		{`b"\x41\x4b\x49"`, []string{`escape:\x41\x4b\x49`}},
+		{"a &#65;&#x4B;&amp;I b", []string{"html:&#65;&#x4B;&amp;"}},
+		// Touching a percent candidate, a base64 run is dropped (gitleaks'
+		// overlap rule counts touching).
+		{"%41QUtJQVFZTFBNTjVISEhGUFpBTTI", []string{"percent:%41"}},
+		// 16 letters with no digit or +/-_ are a candidate but never decode.
+		{"abcdefghijklmnopqrstuvwxyz", []string{"base64:abcdefghijklmnopqrstuvwxyz"}},
+	} {
+		var got []string
+		for _, s := range findCandidates([]byte(c.in), 0, len(c.in), nil) {
+			got = append(got, encNames[bitIndex(s.kind)]+":"+c.in[s.lo:s.hi])
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+	long := strings.Repeat("QUtJ", maxSegment/4+1)
+	if got := findCandidates([]byte(long), 0, len(long), nil); len(got) != 1 || got[0].kind != 0 {
+		t.Errorf("a run longer than maxSegment: %+v, want one candidate not to decode", got)
+	}
+}
+
+func bitIndex(k encKind) int {
+	for i := range encNames {
+		if k&(1<<i) != 0 {
+			return i
+		}
+	}
+	return 0
+}
+
+func TestDecode(t *testing.T) {
+	for _, c := range []struct {
+		kind    encKind
+		in, out string // out "" : does not decode to text
+	}{
+		{encBase64, b64s(awsLine), awsLine},
+		{encBase64, base64.RawURLEncoding.EncodeToString([]byte("a?b>c~d" + awsLine)), "a?b>c~d" + awsLine},
+		{encBase64, base64.StdEncoding.EncodeToString([]byte{0, 1, 2, 3, 200, 201, 202, 203, 204, 205, 206, 207}), ""},
+		{encBase64, "abcdefghijklmnop", ""}, // no digit or +/-_
+		{encHex, hex.EncodeToString([]byte(awsLine)), awsLine},
+		{encHex, strings.Repeat("ff", 16), ""},
+		{encHex, "abc", ""},
+		{encPercent, "%41%4B%49A%20x", "AKIA x"},
+		{encPercent, "%00%41", ""},
+		{encUnicode, `\u0041\\u004B\U0049`, "AKI"},
+		{encUnicode, "U+0041 U+00e9 ", "Aé"},
+		{encUnicode, `\u0000`, ""},
+		{encEscape, `\x41\\x4b`, "AK"},
+		{encEscape, `\x00`, ""},
+		{encHTML, "&#65;&#x4B;&amp;&lt;&gt;&quot;&apos;x", `AK&<>"'x`},
+		{encHTML, "&#1114112;", ""},
+	} {
+		got, ok := decode(nil, []byte(c.in), c.kind)
+		if (c.out == "") == ok || string(got) != c.out {
+			t.Errorf("%s %q: got %q, %v; want %q", encNames[bitIndex(c.kind)], c.in, got, ok, c.out)
+		}
+	}
+}
+
+type decodedKey struct {
+	rule, secret string
+	start, end   int
+	tags         string
+}
+
+func scanKeys(d *Detector, s *Scratch, data string) []decodedKey {
+	var out []decodedKey
+	d.Scan(s, "f.txt", []byte(data), func(m Match) {
+		out = append(out, decodedKey{m.RuleID, m.Secret, m.Start, m.End, strings.Join(m.Tags, ",")})
+	})
+	return out
+}
+
+func TestDecodedFindingsArePlacedOnTheEncodedText(t *testing.T) {
+	d := decodingDetector(t)
+	enc := b64s(awsLine)
+	data := "line one\nvalue: " + enc + " # end\n"
+	start := strings.Index(data, enc)
+	got := scanKeys(d, nil, data)
+	want := []decodedKey{{"aws-access-token", "AKIAQYLPMN5HHHFPZAM2", start, start + len(enc), "aws,cloud,key,decoded:base64,decode-depth:1"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+
+	// Nested three deep: hex in base64 in percent-encoding.
+	nested := "u=" + percentAll(b64s(hex.EncodeToString([]byte(awsLine)))) + "\n"
+	got = scanKeys(d, nil, nested)
+	if len(got) != 1 || got[0].start != 2 || got[0].end != len(nested)-1 ||
+		got[0].tags != "aws,cloud,key,decoded:percent,decoded:hex,decoded:base64,decode-depth:3" {
+		t.Errorf("nested: %+v", got)
+	}
+	for depth, n := range map[int]int{-1: 0, 1: 0, 2: 0, 3: 1} {
+		dd, err := CompileWith(Default(), Settings{MaxDecodeDepth: depth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := scanKeys(dd, nil, nested); len(got) != n {
+			t.Errorf("depth %d: %d findings, want %d", depth, len(got), n)
+		}
+	}
+
+	// An inline allow on the encoded text's line holds, unless ignored.
+	allowed := "value: " + enc + " # gitleaks:allow\n"
+	if got := scanKeys(d, nil, allowed); len(got) != 0 {
+		t.Errorf("gitleaks:allow: %+v", got)
+	}
+	da, err := CompileWith(Default(), Settings{IgnoreInlineAllow: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := scanKeys(da, nil, allowed); len(got) != 1 {
+		t.Errorf("IgnoreInlineAllow: %+v", got)
+	}
+
+	// Two secrets in one encoded string are two findings.
+	two := b64s(awsLine + "\n" + strings.Replace(awsLine, "AKIAQYLPMN5HHHFPZAM2", "AKIAZ52QJMR3WQHE7XTQ", 1))
+	if got := scanKeys(d, nil, "x: "+two+"\n"); len(got) != 2 || got[0].secret == got[1].secret {
+		t.Errorf("two in one: %+v", got)
+	}
+}
+
+func percentAll(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		fmt.Fprintf(&b, "%%%02X", s[i])
+	}
+	return b.String()
+}
+
+// TestChunkedDecodingEqualsWholeScan places encoded secrets at random
+// offsets of filler text, splits the file into chunks of random sizes as
+// the scan engine does (Overlap carried, Owns deciding), and checks that
+// every finding, decoded or not, is reported once, as the whole-file Scan
+// reports it: an encoded string across a chunk boundary is found once.
+func TestChunkedDecodingEqualsWholeScan(t *testing.T) {
+	d := decodingDetector(t)
+	s := d.NewScratch()
+	iters := 40
+	if testing.Short() {
+		iters = 8
+	}
+	encs := []func(string) string{b64s, func(x string) string { return hex.EncodeToString([]byte(x)) }, percentAll,
+		func(x string) string { return b64s(b64s(x)) }}
+	total := 0
+	for i := range iters {
+		rng := rand.New(rand.NewPCG(uint64(i), 9))
+		var b strings.Builder
+		for b.Len() < 200_000 {
+			switch rng.IntN(4) {
+			case 0:
+				fmt.Fprintf(&b, "config: %s\n", encs[rng.IntN(len(encs))](awsLine))
+			default:
+				for range rng.IntN(400) {
+					b.WriteString("lorem ipsum dolor sit amet ")
+				}
+				b.WriteString("\n")
+			}
+		}
+		file := []byte(b.String())
+		want := scanKeys(d, s, string(file))
+		var got []decodedKey
+		chunk := d.Overlap()/2 + rng.IntN(3*d.Overlap())
+		for from := 0; from < len(file); from += chunk {
+			base := max(0, from-d.Overlap())
+			to := min(len(file), from+chunk)
+			buf := file[base:to]
+			d.Scan(s, "f.txt", buf, func(m Match) {
+				if d.Owns(m.End, from-base, len(buf), to == len(file)) {
+					got = append(got, decodedKey{m.RuleID, m.Secret, base + m.Start, base + m.End, strings.Join(m.Tags, ",")})
+				}
+			})
+		}
+		cmpKey := func(a, b decodedKey) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) }
+		slices.SortFunc(got, cmpKey)
+		slices.SortFunc(want, cmpKey)
+		if !slices.Equal(got, want) {
+			t.Fatalf("file %d, chunk %d: chunked %d findings, whole %d", i, chunk, len(got), len(want))
+		}
+		total += len(want)
+	}
+	if total < 10*iters {
+		t.Errorf("only %d findings", total)
+	}
+}
+
+// TestDecodingAllBase64IsBounded scans 8 MiB of base64 (wrapped, as
+// base64(1) writes it, and as one line) and checks that it neither
+// reports nor rescans anything: random bytes do not decode to text.
+func TestDecodingAllBase64IsBounded(t *testing.T) {
+	d := decodingDetector(t)
+	raw := make([]byte, 6<<20)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range raw {
+		raw[i] = byte(rng.Uint32())
+	}
+	enc := base64.StdEncoding.EncodeToString(raw)
+	var wrapped strings.Builder
+	for i := 0; i < len(enc); i += 76 {
+		wrapped.WriteString(enc[i:min(len(enc), i+76)])
+		wrapped.WriteByte('\n')
+	}
+	s := d.NewScratch()
+	for _, text := range []string{wrapped.String(), enc} {
+		if got := scanKeys(d, s, text); len(got) != 0 {
+			t.Errorf("%d findings in random base64", len(got))
+		}
+		if s.dec != nil && len(s.dec.levels) > 1 && len(s.dec.levels[1].text) > 0 {
+			t.Errorf("a region of %d bytes was scanned in random base64", len(s.dec.levels[1].text))
+		}
+	}
+}
+
+// FuzzDecoding checks, on any text, that candidates lie in the text in
+// order without overlapping, that decoding never fails, and that every
+// finding of a Scan with decoding lies within the text.
+func FuzzDecoding(f *testing.F) {
+	for _, s := range []string{
+		"value: " + b64s(awsLine), hex.EncodeToString([]byte(awsLine)), percentAll(awsLine),
+		`\u0041\\u004b`, "U+0041 U+0042", `\x41\x42`, "&#65;&amp;&#x4b;", "%4", `\u12`, "&#;", "U+12",
+		"u=" + percentAll(b64s(hex.EncodeToString([]byte(awsLine)))),
+	} {
+		f.Add([]byte(s))
+	}
+	d := decodingDetector(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		prev := 0
+		for _, c := range findCandidates(data, 0, len(data), nil) {
+			if c.lo < prev || c.hi <= c.lo || c.hi > len(data) {
+				t.Fatalf("candidate [%d,%d) after %d in %d bytes", c.lo, c.hi, prev, len(data))
+			}
+			prev = c.hi
+			if c.kind != 0 {
+				decode(nil, data[c.lo:c.hi], c.kind)
+			}
+		}
+		d.Scan(nil, "f", data, func(m Match) {
+			if m.Start < 0 || m.End > len(data) || m.Start > m.End {
+				t.Fatalf("finding [%d,%d) in %d bytes", m.Start, m.End, len(data))
+			}
+		})
+	})
+}
+
+// BenchmarkDecodingBase64 scans 8 MiB of random base64, wrapped at 76
+// columns, with decoding on and off: the cost of looking for encoded text
+// that is not there.
+func BenchmarkDecodingBase64(b *testing.B) {
+	raw := make([]byte, 6<<20)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range raw {
+		raw[i] = byte(rng.Uint32())
+	}
+	enc := base64.StdEncoding.EncodeToString(raw)
+	var wrapped strings.Builder
+	for i := 0; i < len(enc); i += 76 {
+		wrapped.WriteString(enc[i:min(len(enc), i+76)])
+		wrapped.WriteByte('\n')
+	}
+	data := []byte(wrapped.String())
+	for _, c := range []struct {
+		name  string
+		depth int
+	}{{"off", -1}, {"on", 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			d, err := CompileWith(Default(), Settings{MaxDecodeDepth: c.depth})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := d.NewScratch()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				d.Scan(s, "f.txt", data, func(Match) {})
+			}
+		})
+	}
+}
