@@ -200,16 +200,9 @@ func TestChunkedDecodingEqualsWholeScan(t *testing.T) {
 		want := scanKeys(d, s, string(file))
 		var got []decodedKey
 		chunk := d.Overlap()/2 + rng.IntN(3*d.Overlap())
-		for from := 0; from < len(file); from += chunk {
-			base := max(0, from-d.Overlap())
-			to := min(len(file), from+chunk)
-			buf := file[base:to]
-			d.Scan(s, "f.txt", buf, func(m Match) {
-				if d.Owns(m.End, from-base, len(buf), to == len(file)) {
-					got = append(got, decodedKey{m.RuleID, m.Secret, base + m.Start, base + m.End, strings.Join(m.Tags, ",")})
-				}
-			})
-		}
+		scanChunked(d, s, "f.txt", file, chunk, func(m Match) {
+			got = append(got, decodedKey{m.RuleID, m.Secret, m.Start, m.End, strings.Join(m.Tags, ",")})
+		})
 		cmpKey := func(a, b decodedKey) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) }
 		slices.SortFunc(got, cmpKey)
 		slices.SortFunc(want, cmpKey)
@@ -228,19 +221,9 @@ func TestChunkedDecodingEqualsWholeScan(t *testing.T) {
 // reports nor rescans anything: random bytes do not decode to text.
 func TestDecodingAllBase64IsBounded(t *testing.T) {
 	d := decodingDetector(t)
-	raw := make([]byte, 6<<20)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range raw {
-		raw[i] = byte(rng.Uint32())
-	}
-	enc := base64.StdEncoding.EncodeToString(raw)
-	var wrapped strings.Builder
-	for i := 0; i < len(enc); i += 76 {
-		wrapped.WriteString(enc[i:min(len(enc), i+76)])
-		wrapped.WriteByte('\n')
-	}
+	wrapped, enc := randomBase64(6 << 20)
 	s := d.NewScratch()
-	for _, text := range []string{wrapped.String(), enc} {
+	for _, text := range []string{wrapped, enc} {
 		if got := scanKeys(d, s, text); len(got) != 0 {
 			t.Errorf("%d findings in random base64", len(got))
 		}
@@ -285,18 +268,8 @@ func FuzzDecoding(f *testing.F) {
 // columns, with decoding on and off: the cost of looking for encoded text
 // that is not there.
 func BenchmarkDecodingBase64(b *testing.B) {
-	raw := make([]byte, 6<<20)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range raw {
-		raw[i] = byte(rng.Uint32())
-	}
-	enc := base64.StdEncoding.EncodeToString(raw)
-	var wrapped strings.Builder
-	for i := 0; i < len(enc); i += 76 {
-		wrapped.WriteString(enc[i:min(len(enc), i+76)])
-		wrapped.WriteByte('\n')
-	}
-	data := []byte(wrapped.String())
+	wrapped, _ := randomBase64(6 << 20)
+	data := []byte(wrapped)
 	for _, c := range []struct {
 		name  string
 		depth int
@@ -313,4 +286,21 @@ func BenchmarkDecodingBase64(b *testing.B) {
 			}
 		})
 	}
+}
+
+// randomBase64 returns n random bytes in base64, wrapped at 76 columns as
+// base64(1) writes it, and on one line.
+func randomBase64(n int) (wrapped, line string) {
+	raw := make([]byte, n)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range raw {
+		raw[i] = byte(rng.Uint32())
+	}
+	line = base64.StdEncoding.EncodeToString(raw)
+	var w strings.Builder
+	for i := 0; i < len(line); i += 76 {
+		w.WriteString(line[i:min(len(line), i+76)])
+		w.WriteByte('\n')
+	}
+	return w.String(), line
 }

@@ -455,6 +455,15 @@ func allPrintable(b []byte) bool {
 	return true
 }
 
+// printableHexByte reads the byte that two hex digits at b spell, and
+// whether it is printable.
+func printableHexByte(b []byte) (byte, bool) {
+	hi, _ := hexVal(b[0])
+	lo, _ := hexVal(b[1])
+	c := hi<<4 | lo
+	return c, printable(c)
+}
+
 func decodeHexText(dst, enc []byte) ([]byte, bool) {
 	if len(enc)%2 != 0 {
 		return dst, false
@@ -470,10 +479,8 @@ func decodeHexText(dst, enc []byte) ([]byte, bool) {
 		return dst, false
 	}
 	for i := 0; i < len(enc); i += 2 {
-		a, _ := hexVal(enc[i])
-		b, _ := hexVal(enc[i+1])
-		c := a<<4 | b
-		if !printable(c) {
+		c, ok := printableHexByte(enc[i:])
+		if !ok {
 			return dst, false
 		}
 		dst = append(dst, c)
@@ -484,10 +491,8 @@ func decodeHexText(dst, enc []byte) ([]byte, bool) {
 func decodePercentText(dst, enc []byte) ([]byte, bool) {
 	for i := 0; i < len(enc); i++ {
 		if n := percentAt(enc, i, len(enc)); n > 0 {
-			a, _ := hexVal(enc[i+1])
-			b, _ := hexVal(enc[i+2])
-			c := a<<4 | b
-			if !printable(c) {
+			c, ok := printableHexByte(enc[i+1:])
+			if !ok {
 				return dst, false
 			}
 			dst = append(dst, c)
@@ -544,10 +549,8 @@ func decodeEscapeText(dst, enc []byte) ([]byte, bool) {
 		if enc[j] == '\\' {
 			j++
 		}
-		a, _ := hexVal(enc[j+1])
-		b, _ := hexVal(enc[j+2])
-		c := a<<4 | b
-		if !printable(c) {
+		c, ok := printableHexByte(enc[j+1:])
+		if !ok {
 			return dst, false
 		}
 		dst = append(dst, c)

@@ -403,6 +403,23 @@ func TestNilOrForeignScratchIsReplaced(t *testing.T) {
 	}
 }
 
+// scanChunked scans file in chunks of chunk new bytes, carrying Overlap
+// bytes from one to the next as the scan engine does, and emits the
+// matches each chunk Owns, in file offsets.
+func scanChunked(d *Detector, s *Scratch, path string, file []byte, chunk int, emit func(Match)) {
+	for from := 0; from < len(file); from += chunk {
+		base := max(0, from-d.Overlap())
+		to := min(len(file), from+chunk)
+		buf := file[base:to]
+		d.Scan(s, path, buf, func(m Match) {
+			if d.Owns(m.End, from-base, len(buf), to == len(file)) {
+				m.Start, m.End = base+m.Start, base+m.End
+				emit(m)
+			}
+		})
+	}
+}
+
 // TestChunkedScanEqualsWholeScan splits generated files into chunks of
 // random sizes, carries Overlap bytes between them, keeps the matches each
 // chunk Owns, and checks that the result is the whole-file Scan.
@@ -426,16 +443,9 @@ func TestChunkedScanEqualsWholeScan(t *testing.T) {
 		var want, got []key
 		d.Scan(s, "f.env", file, func(m Match) { want = append(want, key{m.RuleID, m.Start, m.End, m.Secret}) })
 		chunk := d.Overlap()/2 + g.rng.IntN(3*d.Overlap())
-		for from := 0; from < len(file); from += chunk {
-			base := max(0, from-d.Overlap())
-			to := min(len(file), from+chunk)
-			buf := file[base:to]
-			d.Scan(s, "f.env", buf, func(m Match) {
-				if d.Owns(m.End, from-base, len(buf), to == len(file)) {
-					got = append(got, key{m.RuleID, base + m.Start, base + m.End, m.Secret})
-				}
-			})
-		}
+		scanChunked(d, s, "f.env", file, chunk, func(m Match) {
+			got = append(got, key{m.RuleID, m.Start, m.End, m.Secret})
+		})
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("file %d, chunk %d: chunked scan found %d, whole scan %d:\n%v\n%v", i, chunk, len(got), len(want), got, want)
 		}

@@ -27,6 +27,7 @@ func main() {
 	repeat := flag.Int("n", 1, "repeat the scan n times (for profiles)")
 	null := flag.Bool("null", false, "a detector that finds nothing: measures the engine alone")
 	archives := flag.Int("archives", scan.NoArchives, "archive depth (default: archives closed, as gitleaks dir)")
+	decode := flag.Int("decode", 0, "decoding depth (0: the default, 5; -1: off)")
 	history := flag.Bool("git", false, "scan the history of the repository given (spindle git) instead of a tree")
 	flag.Parse()
 
@@ -40,7 +41,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	det, err := rules.Compile(cfg)
+	det, err := rules.CompileWith(cfg, rules.Settings{MaxDecodeDepth: *decode})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
