@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -85,9 +86,11 @@ func TestDecode(t *testing.T) {
 		{encUnicode, `\u0041\\u004B\U0049`, "AKI"},
 		{encUnicode, "U+0041 U+00e9 ", "Aé"},
 		{encUnicode, `\u0000`, ""},
-		{encEscape, `\x41\\x4b`, "AK"},
+		{encEscape, `\x41\\x4b\x49\x41\x5a\x35\x32\x51`, "AKIAZ52Q"},
+		{encEscape, `\x41\\x4b`, ""}, // shorter than minOwnDecoded
 		{encEscape, `\x00`, ""},
 		{encHTML, "&#65;&#x4B;&amp;&lt;&gt;&quot;&apos;x", `AK&<>"'x`},
+		{encHTML, "a &amp; b", ""}, // shorter than minOwnDecoded
 		{encHTML, "&#1114112;", ""},
 	} {
 		got, ok := decode(nil, []byte(c.in), c.kind)
@@ -303,4 +306,117 @@ func randomBase64(n int) (wrapped, line string) {
 		w.WriteByte('\n')
 	}
 	return w.String(), line
+}
+
+// findCandidatesByPosition is findCandidates written as the regex runs:
+// at every position, each kind in precedence order. FuzzFindCandidates
+// holds findCandidates to it.
+func findCandidatesByPosition(data []byte, lo, hi int, out []segment) []segment {
+	first := len(out)
+	for p := lo; p < hi; {
+		c := data[p]
+		cl := encClass[c]
+		if cl == 0 {
+			p++
+			continue
+		}
+		if cl&clStart != 0 {
+			if k, end := startAt(data, p, hi); end > p {
+				out = append(out, segment{lo: p, hi: end, kind: k})
+				p = end
+				continue
+			}
+			if cl&clB64 == 0 {
+				p++
+				continue
+			}
+		}
+		// A run of hex or base64 characters from p.
+		q := p
+		for q < hi && encClass[data[q]]&clHex != 0 {
+			q++
+		}
+		if q-p >= minHex {
+			out = append(out, segment{lo: p, hi: q, kind: encHex})
+			p = q
+			continue
+		}
+		for q < hi && encClass[data[q]]&clB64 != 0 {
+			q++
+		}
+		if q-p >= minBase64 {
+			for e := 0; e < 2 && q < hi && data[q] == '='; e++ {
+				q++
+			}
+			out = append(out, segment{lo: p, hi: q, kind: encBase64})
+			p = q
+			continue
+		}
+		// Nothing starts at p; inside the run only a "U+" can start
+		// something, and a shorter run from a later position is shorter
+		// still.
+		next := q
+		for i := p + 1; i < q; i++ {
+			if data[i] == 'U' && i+1 < q && data[i+1] == '+' {
+				next = i
+				break
+			}
+		}
+		p = next
+	}
+	return overlapRule(out, first)
+}
+
+func FuzzFindCandidates(f *testing.F) {
+	for _, s := range []string{
+		"id=QUtJQVFZTFBNTjVISEhGUFpBTTI= %41 \\u0041 U+0041 &#65;",
+		strings.Repeat("ab01", 8) + "xyzXYZ" + strings.Repeat("cd", 20),
+		"short words only, and a-long_identifier/path+thing9 then U+0041 U+0042",
+		"%41QUtJQVFZTFBNTjVISEhGUFpBTTI\\x41&amp;",
+		"abcdefghijklmnoU+0041 ",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := findCandidates(data, 0, len(data), nil)
+		want := findCandidatesByPosition(data, 0, len(data), nil)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q:\ngot  %+v\nwant %+v", data, got, want)
+		}
+		if len(data) < maxSegment {
+			if re := findCandidatesByRegex(data); !slices.Equal(got, re) {
+				t.Fatalf("%q:\ngot   %+v\nregex %+v", data, got, re)
+			}
+		}
+	})
+}
+
+// candidateRegex is gitleaks' alternation of encodings, in precedence
+// order, with spindle's two kinds (\xXX escapes, HTML references) in
+// their place. HTML references are bounded as entityAt bounds them.
+var candidateRegex = func() *regexp.Regexp {
+	entity := `&(?:#[0-9]{1,9};|#[xX][0-9a-fA-F]{1,8};|amp;|lt;|gt;|quot;|apos;)`
+	return regexp.MustCompile(strings.Join([]string{
+		`(%[0-9A-Fa-f]{2}(?:.*%[0-9A-Fa-f]{2})?)`,
+		`((?:U\+[a-fA-F0-9]{4}(?:\s|$))+|(?i)(?:\\{1,2}u[a-fA-F0-9]{4})+)`,
+		`((?:\\{1,2}[xX][0-9A-Fa-f]{2})+)`,
+		`(` + entity + `(?:.*` + entity + `)?)`,
+		`([0-9A-Fa-f]{32,})`,
+		`([\w\/+-]{16,}={0,2})`,
+	}, "|"))
+}()
+
+// findCandidatesByRegex is the candidates as gitleaks' regex finds them,
+// then the overlap rule: the reference for texts shorter than maxSegment.
+func findCandidatesByRegex(data []byte) []segment {
+	kinds := []encKind{encPercent, encUnicode, encEscape, encHTML, encHex, encBase64}
+	var out []segment
+	for _, m := range candidateRegex.FindAllSubmatchIndex(data, -1) {
+		for g, k := range kinds {
+			if m[2+2*g] >= 0 {
+				out = append(out, segment{lo: m[2+2*g], hi: m[3+2*g], kind: k})
+			}
+		}
+	}
+	return overlapRule(out, 0)
 }

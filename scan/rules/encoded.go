@@ -69,6 +69,9 @@ const (
 	maxSegment = 8 << 10
 	minBase64  = 16
 	minHex     = 32
+	// minOwnDecoded is the shortest decoded text of the kinds gitleaks
+	// does not decode (escape, html).
+	minOwnDecoded = 8
 )
 
 // Byte classes for the finder.
@@ -140,61 +143,108 @@ func printable(c byte) bool { return '\t' <= c && c < 0x7f }
 // order, with gitleaks' overlap rule applied. Candidates longer than
 // maxSegment are found (they still consume their bytes and win overlaps)
 // but marked with kind 0, not to be decoded.
+//
+// It gives what trying every kind at every position gives (the regex's
+// leftmost-first search; FuzzFindCandidates holds it to both) without
+// looking at most bytes one by one. A base64 or hex candidate is a run of
+// at least 16 base64 characters, so it holds a whole block of 8 bytes at
+// an offset from p that is a multiple of 8; the other kinds start with a
+// marker byte (% \ & U). So the search goes a block at a time, each
+// block classified with eight table lookups and no branch, and stops only
+// at a block that is all base64 (the run around it is grown and, if long
+// enough, is the next candidate) or holds a marker (each is tried where
+// it stands). A "U" may lie inside a long run that the regex would match
+// from the run's start; the run around it is grown first.
 func findCandidates(data []byte, lo, hi int, out []segment) []segment {
 	first := len(out)
-	for p := lo; p < hi; {
-		c := data[p]
-		cl := encClass[c]
-		if cl == 0 {
-			p++
-			continue
-		}
-		if cl&clStart != 0 {
-			if k, end := startAt(data, p, hi); end > p {
-				out = append(out, segment{lo: p, hi: end, kind: k})
-				p = end
-				continue
-			}
-			if cl&clB64 == 0 {
-				p++
-				continue
-			}
-		}
-		// A run of hex or base64 characters from p.
-		q := p
-		for q < hi && encClass[data[q]]&clHex != 0 {
-			q++
-		}
-		if q-p >= minHex {
-			out = append(out, segment{lo: p, hi: q, kind: encHex})
-			p = q
-			continue
-		}
-		for q < hi && encClass[data[q]]&clB64 != 0 {
-			q++
-		}
-		if q-p >= minBase64 {
-			for e := 0; e < 2 && q < hi && data[q] == '='; e++ {
-				q++
-			}
-			out = append(out, segment{lo: p, hi: q, kind: encBase64})
-			p = q
-			continue
-		}
-		// Nothing starts at p; inside the run only a "U+" can start
-		// something, and a shorter run from a later position is shorter
-		// still.
-		next := q
-		for i := p + 1; i < q; i++ {
-			if data[i] == 'U' && i+1 < q && data[i+1] == '+' {
-				next = i
+	p := lo    // where the search goes on
+	from := lo // where the last candidate ended: runs are grown back to it
+next:
+	for p < hi {
+		k := p
+		var all, mark uint8
+		for ; k+8 <= hi; k += 8 {
+			b := data[k : k+8 : k+8]
+			c0, c1, c2, c3 := encClass[b[0]], encClass[b[1]], encClass[b[2]], encClass[b[3]]
+			c4, c5, c6, c7 := encClass[b[4]], encClass[b[5]], encClass[b[6]], encClass[b[7]]
+			all = c0 & c1 & c2 & c3 & c4 & c5 & c6 & c7 & clB64
+			mark = (c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7) & clStart
+			if all|mark != 0 {
 				break
 			}
 		}
-		p = next
+		end := min(k+8, hi)
+		if k+8 > hi {
+			mark = clStart // the last bytes, fewer than a block: look at each
+		}
+		if all != 0 {
+			if seg, ok := longRun(data, from, k, hi); ok {
+				out = append(out, seg)
+				p, from = seg.hi, seg.hi
+				continue
+			}
+		}
+		if mark == 0 {
+			p = end
+			continue
+		}
+		for j := k; j < end; j++ {
+			if encClass[data[j]]&clStart == 0 {
+				continue
+			}
+			if data[j] == 'U' {
+				if j+1 >= hi || data[j+1] != '+' {
+					continue // only "U+" starts a candidate
+				}
+				if seg, ok := longRun(data, from, j, hi); ok {
+					out = append(out, seg)
+					p, from = seg.hi, seg.hi
+					continue next
+				}
+			}
+			if kind, e := startAt(data, j, hi); e > j {
+				out = append(out, segment{lo: j, hi: e, kind: kind})
+				p, from = e, e
+				continue next
+			}
+		}
+		p = end
 	}
-	// gitleaks' overlap rule: a candidate touching its neighbour of a
-	// higher precedence is dropped (neighbours in the list; touching counts).
+	return overlapRule(out, first)
+}
+
+// longRun grows the run of base64 characters around data[x] (not before
+// p, where the last candidate ended) and, if it holds at least 16, returns the candidate that starts it:
+// hex if 32 or more hex digits start it, else base64 to the run's end and
+// up to two '='.
+func longRun(data []byte, p, x, hi int) (segment, bool) {
+	a, e := x, x+1
+	for a > p && encClass[data[a-1]]&clB64 != 0 {
+		a--
+	}
+	for e < hi && encClass[data[e]]&clB64 != 0 {
+		e++
+	}
+	if e-a < minBase64 {
+		return segment{}, false
+	}
+	h := a
+	for h < e && encClass[data[h]]&clHex != 0 {
+		h++
+	}
+	if h-a >= minHex {
+		return segment{lo: a, hi: h, kind: encHex}, true
+	}
+	for n := 0; n < 2 && e < hi && data[e] == '='; n++ {
+		e++
+	}
+	return segment{lo: a, hi: e, kind: encBase64}, true
+}
+
+// overlapRule applies gitleaks' overlap rule to out[first:] and marks the
+// candidates too long to decode: a candidate touching its neighbour of a
+// higher precedence is dropped (neighbours in the list; touching counts).
+func overlapRule(out []segment, first int) []segment {
 	cands := out[first:]
 	keep := first
 	for i, m := range cands {
@@ -320,8 +370,9 @@ func codePointRun(data []byte, p, hi int) int {
 	return end
 }
 
+// isSpace is the regexp package's \s.
 func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
 
 // entityAt returns the length of an HTML character reference at data[p]
@@ -389,6 +440,12 @@ func decode(dst, enc []byte, kind encKind) ([]byte, bool) {
 	if !ok || len(dst) == n || string(dst[n:]) == string(enc) {
 		return dst[:n], false
 	}
+	if (kind == encEscape || kind == encHTML) && len(dst)-n < minOwnDecoded {
+		// Spindle's own kinds (gitleaks decodes neither) must spell
+		// something as long as a secret: a stray \x41 or &amp; in code is
+		// not worth scanning its context again.
+		return dst[:n], false
+	}
 	return dst, true
 }
 
@@ -408,16 +465,6 @@ var b64val = func() (t [256]byte) {
 }()
 
 func decodeBase64Text(dst, enc []byte) ([]byte, bool) {
-	likely := false
-	for _, c := range enc {
-		if encClass[c]&clLikely != 0 {
-			likely = true
-			break
-		}
-	}
-	if !likely {
-		return dst, false
-	}
 	// Most candidates are identifiers or binary: the first three bytes
 	// show it without decoding the rest.
 	if len(enc) >= 4 {
@@ -432,6 +479,16 @@ func decodeBase64Text(dst, enc []byte) ([]byte, bool) {
 		if !printable(byte(v>>16)) || !printable(byte(v>>8)) || !printable(byte(v)) {
 			return dst, false
 		}
+	}
+	likely := false
+	for _, c := range enc {
+		if encClass[c]&clLikely != 0 {
+			likely = true
+			break
+		}
+	}
+	if !likely {
+		return dst, false
 	}
 	// gitleaks tries standard base64 (padded), then unpadded URL-safe.
 	for _, e := range [2]*base64.Encoding{base64.StdEncoding, base64.RawURLEncoding} {
