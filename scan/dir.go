@@ -248,7 +248,7 @@ func (r *rootsSource) list(e *engine, w *worker, l *batch) bool {
 	}
 	e.rootCount = len(kept)
 	for _, rt := range kept {
-		rc := e.newRootCtx(rt.path, rt.fi.IsDir() && len(kept) == 1)
+		rc := e.newRootCtx(rt.path, rt.fi.IsDir() && len(kept) == 1 && !e.s.NamesAsGiven)
 		switch mode := rt.fi.Mode(); {
 		case mode.IsDir():
 			d := &dirSource{path: rt.path, rc: rc}

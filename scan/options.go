@@ -90,6 +90,14 @@ type Options struct {
 	// are counted in Stats.Known and not reported. *report.Baseline
 	// implements it.
 	Baseline Known
+	// NamesAsGiven names files under a directory root with the root as it
+	// was given in front ("../repo/a.env", "/abs/repo/a.env"), as gitleaks
+	// does, even when Scan is given one directory; by default a single
+	// directory's files are named relative to it ("a.env"), however it
+	// was spelled, so that baselines and ignore files made from anywhere
+	// match. The gitleaks drop-in commands set it.
+	NamesAsGiven bool
+
 	// Shard splits the work between processes that share nothing (a
 	// Kubernetes Indexed Job, a CI matrix): this scan takes the objects
 	// whose shard, a hash of the object's name (relative to its root,

@@ -113,6 +113,7 @@ func (g *gitleaksOptions) apply(c *cobra.Command, e env, o *scanOptions) error {
 	}
 	o.decodeDepth = g.maxDecodeDepth
 	o.ignoreAllow = g.ignoreAllow
+	o.namesAsGiven = true // gitleaks names files with its PATH as given
 	if g.noColor {
 		o.color = "never"
 	}

@@ -95,6 +95,9 @@ func TestGitleaksDropIn(t *testing.T) {
 
 	for _, args := range [][]string{
 		{"dir", "-c", config, "-r", "REPORT", "--no-banner", "-l", "error", "."},
+		// gitleaks names files with the PATH as spelled: relative, absolute.
+		{"dir", "-c", config, "-r", "REPORT", "--no-banner", "-l", "error", "../" + filepath.Base(dir)},
+		{"dir", "-c", config, "-r", "REPORT", "--no-banner", "-l", "error", dir + "/"},
 		{"git", "-c", config, "-r", "REPORT", "-f", "json", "--no-banner", "-l", "error", "."},
 		{"git", "-r", "REPORT", "--report-format", "json", "--redact", "--exit-code", "7", "-l", "error", "."},
 	} {

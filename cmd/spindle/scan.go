@@ -58,15 +58,16 @@ type scanOptions struct {
 	archive        archiveFlags
 
 	// Set by the gitleaks-compatible commands (see gitleaks.go).
-	configTOML  string   // a config's text (GITLEAKS_CONFIG_TOML)
-	ignorePaths []string // .gitleaksignore files or folders holding one (-i)
-	enableRules []string // --enable-rule: only these rules
-	timeout     int      // --timeout seconds; 0: none
-	gitleaksCSV bool     // csv means gitleaks' columns
-	decodeDepth int      // --max-decode-depth; 0: off
-	ignoreAllow bool     // --ignore-gitleaks-allow
-	platform    string   // --platform, for links in history reports
-	stdinName   string
+	configTOML   string   // a config's text (GITLEAKS_CONFIG_TOML)
+	ignorePaths  []string // .gitleaksignore files or folders holding one (-i)
+	enableRules  []string // --enable-rule: only these rules
+	timeout      int      // --timeout seconds; 0: none
+	gitleaksCSV  bool     // csv means gitleaks' columns
+	decodeDepth  int      // --max-decode-depth; 0: off
+	ignoreAllow  bool     // --ignore-gitleaks-allow
+	namesAsGiven bool     // the gitleaks drop-ins: names keep the PATH as given
+	platform     string   // --platform, for links in history reports
+	stdinName    string
 }
 
 const scanLong = `scan searches files, directories and the archives inside them for secrets, with
@@ -387,6 +388,7 @@ func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job
 	opts := scan.Options{
 		Archive:      o.archive.limits(),
 		Shard:        shard,
+		NamesAsGiven: o.namesAsGiven,
 		Workers:      o.workers,
 		MaxFileSize:  o.maxFileSize.bytes,
 		ArchiveDepth: depth,

@@ -52,8 +52,12 @@ for i in $(seq "$runs"); do
 	done
 done
 echo "median wall s, CPU s, peak RSS KB (a = ${a[0]##*/}, b = ${b[0]##*/}):"
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 for which in a b; do
-	grep "^$which " "$out/times" | awk -v w=$which '{wall[NR]=$2; cpu[NR]=$3+$4; rss[NR]=$5}
-		END {n=asort(wall); asort(cpu); asort(rss); m=int((n+1)/2); printf "%s %.3f %.3f %d\n", w, wall[m], cpu[m], rss[m]}'
+	t=$(grep "^$which " "$out/times")
+	printf '%s %s %s %s\n' "$which" \
+		"$(awk '{print $2}' <<<"$t" | median)" \
+		"$(awk '{print $3+$4}' <<<"$t" | median)" \
+		"$(awk '{print $5}' <<<"$t" | median)"
 done
 echo "findings: a $(grep -c '"RuleID"\|"rule_id"' "$out/a.json" || true), b $(grep -c '"RuleID"\|"rule_id"' "$out/b.json" || true)"
