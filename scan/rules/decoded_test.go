@@ -425,3 +425,18 @@ func findCandidatesByRegex(data []byte) []segment {
 	}
 	return overlapRule(out, 0)
 }
+
+func TestHasRareRune(t *testing.T) {
+	for _, r := range rareRunes {
+		if !hasRareRune([]byte("ab" + string(r) + "cd")) {
+			t.Errorf("%U not seen", r)
+		}
+		enc := []byte(string(r))
+		if hasRareRune(enc[:len(enc)-1]) {
+			t.Errorf("%U cut short seen", r)
+		}
+	}
+	if hasRareRune([]byte("plain ascii, é, ж, €")) {
+		t.Error("a rare rune in text without one")
+	}
+}

@@ -305,7 +305,7 @@ func compileGitleaks(t testing.TB) *Detector {
 	if err != nil {
 		t.Fatalf("Parse(gitleaks.toml): %v", err)
 	}
-	d, err := Compile(cfg)
+	d, err := CompileWith(cfg, noDecoding)
 	if err != nil {
 		t.Fatalf("Compile(gitleaks.toml): %v", err)
 	}

@@ -34,6 +34,8 @@ type Scratch struct {
 	lines        lineIndex
 	lineVerdicts []lineVerdict // recent allowlist verdicts on lines of this buffer
 
+	rareOnly bool // the buffer is on the slow path for rare runes alone (prefilter)
+
 	path    string
 	pathSet bool
 	skip    bool
@@ -193,20 +195,29 @@ func (s *Scratch) prefilter(data []byte) (slow bool) {
 	d := s.d
 	s.hits = d.keywords.find(data, s.hits[:0], &s.kw)
 	clear(s.count)
+	s.rareOnly = false
 	for _, h := range s.hits {
 		s.count[h.pattern]++
 		if h.pattern >= d.rareFrom {
 			slow = true
 		}
 	}
-	if !slow && d.nonASCII {
+	if d.nonASCII {
 		for _, c := range data {
 			if c >= utf8.RuneSelf {
-				slow = true
-				break
+				return s.group(true)
 			}
 		}
 	}
+	// Only rare runes make this buffer slow: matches away from them are
+	// found in windows as on the fast path (see rawMatches).
+	s.rareOnly = slow
+	return s.group(slow)
+}
+
+// group groups the hits of the buffer just searched by pattern and resets
+// what the Scratch knows of the previous buffer; it returns slow.
+func (s *Scratch) group(slow bool) bool {
 	var sum int32
 	for p, n := range s.count {
 		s.offset[p], s.fill[p] = sum, sum
@@ -288,11 +299,12 @@ func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow 
 // its match core matches: both are necessary for a match, the second
 // also sufficient (see runs.go and matchCore).
 func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int)) {
-	if slow || r.anchors == nil {
+	rare := slow && s.rareOnly
+	if slow && !rare || r.anchors == nil {
 		s.wholeMatches(r, data, slow, fn)
 		return
 	}
-	for _, w := range s.windows(r, data) {
+	for _, w := range s.windows(r, data, rare) {
 		v := 0
 		if w.lo > 0 {
 			v |= 1
@@ -301,6 +313,15 @@ func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int
 			v |= 2
 		}
 		win := data[w.lo:w.hi]
+		if rare && hasRareRune(win) {
+			// As wholeMatches' slow path, over the window: the regex
+			// itself, which folds the rare runes as gitleaks' does.
+			find := r.findForms()
+			for _, m := range find.pick(v, find.engine == engineStdlib || utf8.Valid(win)).FindAllIndex(win, -1) {
+				fn(w.lo+m[0], w.lo+m[1])
+			}
+			continue
+		}
 		if r.run != nil && !r.run.has(win) {
 			continue
 		}
@@ -395,10 +416,29 @@ func (s *Scratch) valid(data []byte) bool {
 // cannot match: around each anchor hit, from its left reach to its right
 // reach, widened to safe cut points and merged. When they would cover most
 // of the buffer, the whole buffer is returned instead.
-func (s *Scratch) windows(r *rule, data []byte) []span {
+func (s *Scratch) windows(r *rule, data []byte, rare bool) []span {
 	d := s.d
 	spans := s.spans[:0]
 	groups := 0
+	if rare {
+		// The automaton folds ASCII only, so it misses an anchor written
+		// with a rare rune (a Kelvin sign for a k). Such an occurrence
+		// holds the rune, so the rune stands in for it: the reach from the
+		// rune's end back, and from its start on, is at least the reach
+		// from the occurrence's (bounds are monotone), and the window holds
+		// every match whose anchor it is.
+		for p := d.rareFrom; p < d.npatterns; p++ {
+			ends := s.byPattern[s.offset[p]:s.offset[p+1]]
+			if len(ends) == 0 {
+				continue
+			}
+			groups++
+			plen := int(d.keywords.lens[p])
+			for _, e := range ends {
+				spans = append(spans, span{s.leftOf(r.left, data, e), s.rightOf(r.right, data, e-plen)})
+			}
+		}
+	}
 	for _, p := range r.anchors {
 		ends := s.byPattern[s.offset[p]:s.offset[p+1]]
 		if len(ends) == 0 {
@@ -534,4 +574,25 @@ func (s *Scratch) leftReach(r reach, data []byte, x int) int {
 		x = max(s.lineStart(data, x)-a, 0)
 	}
 	return x
+}
+
+// hasRareRune reports whether b holds one of rareRunes.
+func hasRareRune(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case 0xC4: // U+0130 is C4 B0
+			if i+1 < len(b) && b[i+1] == 0xB0 {
+				return true
+			}
+		case 0xC5: // U+017F is C5 BF
+			if i+1 < len(b) && b[i+1] == 0xBF {
+				return true
+			}
+		case 0xE2: // U+212A is E2 84 AA
+			if i+2 < len(b) && b[i+1] == 0x84 && b[i+2] == 0xAA {
+				return true
+			}
+		}
+	}
+	return false
 }
