@@ -16,25 +16,11 @@ func Each[S ~[]E, E any](p *Pool, s S, f func(i int, e *E)) {
 	if len(s) == 0 {
 		return
 	}
-	blk := loopBlock(len(s))
 	Call(p, func(t *Task, _ struct{}) struct{} {
-		For(t, 0, (len(s)+blk-1)/blk, func(_ *Task, b int) {
-			for i := b * blk; i < min((b+1)*blk, len(s)); i++ {
-				f(i, &s[i])
-			}
-		})
+		For(t, 0, len(s), func(_ *Task, i int) { f(i, &s[i]) })
 		return struct{}{}
 	}, struct{}{})
 }
-
-// loopBlock is how many elements of an n-element slice Each and Map hand
-// to one index of For: 1 for up to 1024 elements, so that each call of an
-// expensive f can go to its own worker, and up to 64 for long slices,
-// where For's cost per index (a call through a func value and the
-// heartbeat's countdown) would otherwise show beside a cheap f. For
-// splits the indices by time, not by count, so the block is not a grain
-// size to tune: a long slice still has thousands of indices to share.
-func loopBlock(n int) int { return min(max(n/1024, 1), 64) }
 
 // Map returns a new slice holding f(e) for every element e of in, in the
 // same order, computed in parallel on p's workers. A panic in f reaches the
@@ -45,13 +31,8 @@ func Map[S ~[]E, E, R any](p *Pool, in S, f func(e E) R) []R {
 	if len(in) == 0 {
 		return out
 	}
-	blk := loopBlock(len(in))
 	Call(p, func(t *Task, _ struct{}) struct{} {
-		For(t, 0, (len(in)+blk-1)/blk, func(_ *Task, b int) {
-			for i := b * blk; i < min((b+1)*blk, len(in)); i++ {
-				out[i] = f(in[i])
-			}
-		})
+		For(t, 0, len(in), func(_ *Task, i int) { out[i] = f(in[i]) })
 		return struct{}{}
 	}, struct{}{})
 	return out
