@@ -217,10 +217,17 @@
 // Case folding has three exceptions: strings.ToLower maps U+0130 to "i"
 // and U+212A (Kelvin) to "k", and (?i) lets 'k' match U+212A and 's' match
 // U+017F. The automaton also looks for those runes; a buffer holding one
-// takes the slow path, which is gitleaks' method verbatim (gate on
-// strings.ToLower, regex over the whole buffer). TestRareRunesComplete
-// proves by brute force that there are no others. Rules whose keywords are
-// not ASCII use the slow path on buffers that are not ASCII.
+// takes the slow path: the gate is gitleaks' (strings.ToLower), and a rule
+// is matched in its anchor windows plus a window around each rare rune,
+// by the rule's reach as if the rune were an anchor's end and start (an
+// anchor written with a rare rune holds it, and the bounds are monotone),
+// running the regex itself in windows that hold a rare rune (lazy
+// prefixes and runs assume there is none). Random binary holds these runes
+// once per 64 KiB or so, and files with NUL bytes are scanned, so this
+// matters: on a Go module cache it took the scan from 5.5 s to 1.8 s.
+// TestRareRunesComplete proves by brute force that there are no other
+// such runes. Rules whose keywords are not ASCII match over the whole
+// buffer (gitleaks' method verbatim) when the buffer is not ASCII.
 //
 // TestWindowedMatchesEqualWholeBuffer checks the property on generated
 // corpora (text drawn from the rules' own regexes, keywords in random
