@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -74,6 +75,9 @@ func newGitCmd(e env) *cobra.Command {
 	return c
 }
 
+// gitMemoryLimit is the Go heap's soft limit for history scans.
+const gitMemoryLimit = 160 << 20
+
 func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 	if err := o.gitleaks.apply(c, e, &o.scanOptions); err != nil {
 		return &usageError{cmd: c, err: err}
@@ -84,6 +88,14 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 	format, err := o.check()
 	if err != nil {
 		return &usageError{cmd: c, err: err}
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A history scan keeps per-blob state for every path of every
+		// commit it has not attributed yet; the collector, left to double
+		// the heap, peaked at 240 MB on 20,000 commits. A soft limit
+		// makes it collect sooner instead (it gives up above the limit
+		// rather than thrash; GOMEMLIMIT overrides it).
+		debug.SetMemoryLimit(gitMemoryLimit)
 	}
 	// The leading arguments that are directories are repositories (REPO
 	// defaults to "."); the rest are revisions, for each of them.

@@ -83,5 +83,13 @@
 //
 // Memory: the listing keeps one small record per commit and per changed
 // file (paths interned); blobs are read and scanned chunk by chunk like
-// files, under the frontier; the attribution streams git's patches.
+// files, under the frontier; the attribution streams git's patches. On
+// the synthetic history of 20,003 commits (a 540 MiB pack, 2.5 GB of
+// distinct blob content) the scan's own peak RSS was 222 MB, and git's
+// 470 MB: git maps pack files in windows of up to 1 GiB and a walk of the
+// whole history touches every page. The git commands run with
+// core.packedGitWindowSize=16m and core.packedGitLimit=64m (git's peak:
+// 155 MB, the time unchanged), and spindle git sets a 160 MiB soft limit
+// on the Go heap unless GOMEMLIMIT is set (its peak: 177 MB, the time
+// unchanged).
 package git

@@ -90,7 +90,13 @@ func openRepo(ctx context.Context, path string) (*repository, error) {
 // tree, if workTree is not empty), with nothing from the environment that
 // would make it prompt, page, or fetch.
 func gitCommand(ctx context.Context, gitDir, workTree string, args ...string) *exec.Cmd {
-	pre := []string{"--git-dir=" + gitDir}
+	pre := []string{"--git-dir=" + gitDir,
+		// git maps pack files into memory in windows of up to 1 GiB, 8
+		// GiB in all, and a walk through the whole history touches every
+		// page: on a 540 MiB pack its resident set grew to 470 MB. Small
+		// windows bound it at a cost the scan does not notice.
+		"-c", "core.packedGitWindowSize=16m", "-c", "core.packedGitLimit=64m",
+	}
 	if workTree != "" {
 		pre = append(pre, "--work-tree="+workTree)
 	}
