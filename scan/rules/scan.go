@@ -446,8 +446,17 @@ func (s *Scratch) windows(r *rule, data []byte, rare bool) []span {
 		}
 		groups++
 		plen := int(d.keywords.lens[p])
+		first := len(spans)
 		for _, e := range ends {
-			spans = append(spans, span{s.leftOf(r.left, data, e), s.rightOf(r.right, data, e-plen)})
+			sp := span{s.leftOf(r.left, data, e), s.rightOf(r.right, data, e-plen)}
+			// A group's spans come in order (bounds are monotone): merge
+			// overlapping ones as they come, so that dense hits leave few
+			// spans to sort.
+			if n := len(spans); n > first && sp.lo <= spans[n-1].hi {
+				spans[n-1].hi = max(spans[n-1].hi, sp.hi)
+				continue
+			}
+			spans = append(spans, sp)
 		}
 	}
 	if groups > 1 {

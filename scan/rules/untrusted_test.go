@@ -397,7 +397,7 @@ func TestRegexSizeEstimatesTheCompiledProgram(t *testing.T) {
 }
 
 // gitleaksConfig parses gitleaks' default config from the module cache.
-func gitleaksConfig(t *testing.T) *Config {
+func gitleaksConfig(t testing.TB) *Config {
 	data, err := os.ReadFile(gitleaksConfigPath())
 	if err != nil {
 		t.Skipf("gitleaks' config is not in the module cache: %v", err)
