@@ -440,3 +440,47 @@ func TestHasRareRune(t *testing.T) {
 		t.Error("a rare rune in text without one")
 	}
 }
+
+// TestGateAroundRareRunes checks the slow path's keyword gate, which
+// lower-cases only the text around U+0130 and U+212A, against
+// strings.ToLower of the whole buffer: every keyword with an i or a k,
+// spelled with the rare rune, amid random bytes.
+func TestGateAroundRareRunes(t *testing.T) {
+	d := decodingDetector(t)
+	s := d.NewScratch()
+	rng := rand.New(rand.NewPCG(5, 5))
+	noise := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return string(b)
+	}
+	checked := 0
+	for _, r := range d.rules {
+		for _, k := range r.keyText {
+			i := strings.IndexAny(k, "ik")
+			if i < 0 || r.gate == nil {
+				continue
+			}
+			rare := map[byte]string{'i': "\u0130", 'k': "\u212a"}[k[i]]
+			data := []byte(noise(rng.IntN(300)) + k[:i] + rare + k[i+1:] + noise(rng.IntN(300)))
+			slow := s.prefilter(data)
+			if !slow || !s.rareOnly {
+				t.Fatalf("%q: not on the slow path for rare runes alone", k)
+			}
+			want := false
+			lower := strings.ToLower(string(data))
+			for _, kw := range r.keyText {
+				want = want || strings.Contains(lower, kw)
+			}
+			if got := s.gateOpen(r, data, slow); got != want {
+				t.Errorf("rule %s, keyword %q as %q: gate %v, strings.ToLower says %v", r.ID, k, k[:i]+rare+k[i+1:], got, want)
+			}
+			checked++
+		}
+	}
+	if checked < 50 {
+		t.Errorf("only %d keywords checked", checked)
+	}
+}

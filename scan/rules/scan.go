@@ -254,14 +254,18 @@ func (s *Scratch) gateOpen(r *rule, data []byte, slow bool) bool {
 		// for each keyword in it. One pass of the automaton over that text
 		// finds them all: it holds no upper-case ASCII, and the automaton
 		// compares the folded keywords byte for byte, folding only ASCII.
-		s.lower = append(s.lower[:0], strings.ToLower(string(data))...)
-		s.lowerHits = s.d.keywords.find(s.lower, s.lowerHits[:0], &s.lowerKW)
 		if s.inLower == nil {
 			s.inLower = make([]bool, s.d.npatterns)
 		}
 		clear(s.inLower)
-		for _, h := range s.lowerHits {
-			s.inLower[h.pattern] = true
+		if s.rareOnly {
+			s.lowerAroundRare(data)
+		} else {
+			s.lower = append(s.lower[:0], strings.ToLower(string(data))...)
+			s.lowerHits = s.d.keywords.find(s.lower, s.lowerHits[:0], &s.lowerKW)
+			for _, h := range s.lowerHits {
+				s.inLower[h.pattern] = true
+			}
 		}
 		s.lowerDone = true
 	}
@@ -604,4 +608,33 @@ func hasRareRune(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// lowerAroundRare sets inLower as strings.ToLower of data would, for a
+// buffer on the slow path for rare runes alone (every keyword ASCII),
+// without lowering the whole buffer. ToLower and the automaton's ASCII
+// folding agree but at two runes, U+0130 and U+212A, which lower to 'i'
+// and 'k' (TestRareRunesComplete); an invalid byte becomes U+FFFD, which
+// no keyword holds. So a keyword occurs in the lowered buffer iff the
+// automaton found it in data, or it occurs in the lowered text around one
+// of the two: within three bytes of data per keyword byte on either side.
+func (s *Scratch) lowerAroundRare(data []byte) {
+	d := s.d
+	for p := range d.rareFrom {
+		s.inLower[p] = s.count[p] > 0
+	}
+	reach := 3 * d.keywords.maxLen
+	for p := d.rareFrom; p < d.npatterns; p++ {
+		if r := rareRunes[p-d.rareFrom]; r != 0x0130 && r != 0x212A {
+			continue
+		}
+		for _, e := range s.byPattern[s.offset[p]:s.offset[p+1]] {
+			lo, hi := max(0, e-int(d.keywords.lens[p])-reach), min(len(data), e+reach)
+			s.lower = append(s.lower[:0], strings.ToLower(string(data[lo:hi]))...)
+			s.lowerHits = d.keywords.find(s.lower, s.lowerHits[:0], &s.lowerKW)
+			for _, h := range s.lowerHits {
+				s.inLower[h.pattern] = true
+			}
+		}
+	}
 }
