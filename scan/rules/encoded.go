@@ -18,10 +18,10 @@ import (
 //	hex       32 or more hex digits
 //	base64    16 or more of [A-Za-z0-9_/+-], then up to two '='
 //
-// then, as gitleaks does, a candidate that touches a candidate of an
-// earlier kind is dropped. The finder is a byte loop over a class table
-// rather than a regex: it runs over every byte scanned, and most bytes
-// start nothing.
+// then, as gitleaks does, a candidate that touches a neighbour of a kind
+// earlier in the list is dropped. The finder is a loop over a class table
+// rather than a regex, eight bytes at a time (see findCandidates): it runs
+// over every byte scanned, and most bytes start nothing.
 //
 // A candidate decodes only to printable ASCII (tab to '~', and the
 // Unicode text that escapes spell): base64 that decodes to binary, which is
@@ -417,9 +417,10 @@ func digitOf(c byte, base int) int {
 	return int(v)
 }
 
-// decode decodes data[m.lo:m.hi] and appends the result to dst. ok is false
-// when the candidate is not text to scan: it does not decode, decodes to
-// bytes that are not printable, or decodes to itself.
+// decode decodes enc, a candidate of the given kind, and appends the
+// result to dst. ok is false when the candidate is not text to scan: it
+// does not decode, decodes to bytes that are not printable, decodes to
+// itself, or (escape, html) spells fewer than minOwnDecoded bytes.
 func decode(dst, enc []byte, kind encKind) ([]byte, bool) {
 	n := len(dst)
 	var ok bool
