@@ -1,6 +1,8 @@
 package scan
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -42,7 +44,8 @@ func realisticSecrets(rng *rand.Rand, n int) []string {
 // TestChunkingWithDefaultRules checks the engine's chunking against the
 // built-in rules, not only the fake detector: a buffer of code-like lines
 // with realistic secrets, some straddling every chunk boundary, gives the
-// same findings (file, line, column, rule, secret) through the Fetch chain
+// same findings (file, line, column, rule, secret), encoded ones among
+// them, through the Fetch chain
 // and through the archive member path at several chunk sizes as one
 // detector call over the whole buffer.
 func TestChunkingWithDefaultRules(t *testing.T) {
@@ -67,6 +70,15 @@ func TestChunkingWithDefaultRules(t *testing.T) {
 		if i%61 == 0 {
 			b.WriteString(secrets[(i/61)%len(secrets)])
 		}
+		if i%61 == 30 {
+			// Encoded secrets too: decoded findings must be found once,
+			// at the encoded text, whichever chunk boundary they straddle.
+			enc := base64.StdEncoding.EncodeToString([]byte(secrets[(i/61+7)%len(secrets)]))
+			if i%122 == 30 {
+				enc = hex.EncodeToString([]byte(enc))
+			}
+			b.WriteString("data: " + enc)
+		}
 		b.WriteByte('\n')
 	}
 	data := []byte(b.String())
@@ -80,6 +92,15 @@ func TestChunkingWithDefaultRules(t *testing.T) {
 	slices.SortFunc(want, compareKeys)
 	if len(want) < 200 {
 		t.Fatalf("the whole-buffer scan found only %d secrets", len(want))
+	}
+	decoded := 0
+	d.Scan(d.NewScratch(), "app.cfg", data, func(m rules.Match) {
+		if slices.ContainsFunc(m.Tags, func(t string) bool { return strings.HasPrefix(t, "decode-depth:") }) {
+			decoded++
+		}
+	})
+	if decoded < 200 {
+		t.Fatalf("the whole-buffer scan decoded only %d secrets", decoded)
 	}
 	// The same bytes as a file (the Fetch chain) and as the member of a
 	// gzip stream (the archive path), at each chunk size.
