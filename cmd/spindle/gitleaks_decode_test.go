@@ -122,3 +122,41 @@ func TestDecodedFindingsMatchGitleaks(t *testing.T) {
 	}
 	t.Logf("%d findings, %d decoded, equal to gitleaks'", len(want), decoded)
 }
+
+// TestDecodingFlags checks the two flags that reach the detector's
+// settings: --max-decode-depth (0 turns decoding off, 1 stops before a
+// second level) and --ignore-gitleaks-allow, in spindle scan and in the
+// drop-in dir.
+func TestDecodingFlags(t *testing.T) {
+	dir := t.TempDir()
+	once := encoders["b64"](token(1))
+	twice := encoders["b64"](encoders["hex"](token(2)))
+	writeTree(t, dir, map[string]string{
+		"rules.toml": testRules,
+		"app.env":    "ONE=" + once + "\nTWO=" + twice + "\nRAW=" + token(3) + " # gitleaks:allow\n",
+	})
+	count := func(args ...string) int {
+		t.Helper()
+		r := invoke(t, dir, args...)
+		if r.code != 0 && r.code != 1 {
+			t.Fatalf("spindle %v: exit %d\n%s", args, r.code, r.stderr)
+		}
+		return strings.Count(r.stdout, `"rule_id"`) + strings.Count(r.stdout, `"RuleID"`)
+	}
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"scan", "-c", "rules.toml", "-f", "json", "app.env"}, 2},
+		{[]string{"scan", "-c", "rules.toml", "-f", "json", "--max-decode-depth", "1", "app.env"}, 1},
+		{[]string{"scan", "-c", "rules.toml", "-f", "json", "--max-decode-depth", "0", "app.env"}, 0},
+		{[]string{"scan", "-c", "rules.toml", "-f", "json", "--ignore-gitleaks-allow", "app.env"}, 3},
+		{[]string{"dir", "-c", "rules.toml", "-f", "json", "-r", "-", "--no-banner", "app.env"}, 2},
+		{[]string{"dir", "-c", "rules.toml", "-f", "json", "-r", "-", "--no-banner", "--max-decode-depth", "0", "app.env"}, 0},
+		{[]string{"dir", "-c", "rules.toml", "-f", "json", "-r", "-", "--no-banner", "--ignore-gitleaks-allow", "app.env"}, 3},
+	} {
+		if got := count(c.args...); got != c.want {
+			t.Errorf("spindle %s: %d findings, want %d", strings.Join(c.args, " "), got, c.want)
+		}
+	}
+}

@@ -124,6 +124,7 @@ func newScanCmd(e env) *cobra.Command {
 	f.BoolVar(&o.followSymlinks, "follow-symlinks", false, "follow symbolic links (loops are detected)")
 	f.StringVar(&o.stdinName, "stdin-name", "-", "the `NAME` standard input (PATH -) has in reports and path rules")
 	f.IntVar(&o.decodeDepth, "max-decode-depth", 5, "decode encoded text (base64, hex, percent, escapes) recursively up to `N` levels; 0 turns decoding off")
+	f.BoolVar(&o.ignoreAllow, "ignore-gitleaks-allow", false, "report findings on lines marked gitleaks:allow or spindle:allow too")
 	return c
 }
 
