@@ -387,8 +387,9 @@
 // every line a candidate, at 135 MB/s against 186 MB/s
 // (BenchmarkDecodingBase64); nothing in it decodes to text, so nothing is
 // rescanned. Folding the block classification into the keyword
-// automaton's pass, which reads every byte already and waits on its own
-// loads, is the next step.
+// automaton's two-stream loop was measured and does not pay: the loop
+// slows by 0.6 ns per byte, about what the search costs on its own. A
+// vector (SIMD) classification of 32 bytes at a time is what would.
 //
 // # Not done
 //
