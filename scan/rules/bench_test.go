@@ -185,7 +185,8 @@ func BenchmarkKeywords(b *testing.B) {
 		})
 		b.Run("keywords="+set.name+"/impl=dfa", func(b *testing.B) {
 			dfa := newKeywordDFA(patterns)
-			var hits, spare []hit
+			var hits []hit
+			var spare lateHits
 			run(b, func(c []byte) int {
 				hits = dfa.scanDFA(c, 0, hits[:0], &spare)
 				return len(hits)
