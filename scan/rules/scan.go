@@ -424,6 +424,29 @@ func (s *Scratch) windows(r *rule, data []byte, rare bool) []span {
 	d := s.d
 	spans := s.spans[:0]
 	groups := 0
+	// group adds the spans of pattern p's hits, taken as anchors. A
+	// group's spans come in order (bounds are monotone): overlapping ones
+	// are merged as they come, so that dense hits leave few spans to sort.
+	group := func(p int) {
+		ends := s.byPattern[s.offset[p]:s.offset[p+1]]
+		if len(ends) == 0 {
+			return
+		}
+		groups++
+		plen := int(d.keywords.lens[p])
+		first := len(spans)
+		for _, e := range ends {
+			sp := span{s.leftOf(r.left, data, e), s.rightOf(r.right, data, e-plen)}
+			if n := len(spans); n > first && sp.lo <= spans[n-1].hi {
+				spans[n-1].hi = max(spans[n-1].hi, sp.hi)
+				continue
+			}
+			spans = append(spans, sp)
+		}
+	}
+	for _, p := range r.anchors {
+		group(p)
+	}
 	if rare {
 		// The automaton folds ASCII only, so it misses an anchor written
 		// with a rare rune (a Kelvin sign for a k). Such an occurrence
@@ -432,35 +455,7 @@ func (s *Scratch) windows(r *rule, data []byte, rare bool) []span {
 		// from the occurrence's (bounds are monotone), and the window holds
 		// every match whose anchor it is.
 		for p := d.rareFrom; p < d.npatterns; p++ {
-			ends := s.byPattern[s.offset[p]:s.offset[p+1]]
-			if len(ends) == 0 {
-				continue
-			}
-			groups++
-			plen := int(d.keywords.lens[p])
-			for _, e := range ends {
-				spans = append(spans, span{s.leftOf(r.left, data, e), s.rightOf(r.right, data, e-plen)})
-			}
-		}
-	}
-	for _, p := range r.anchors {
-		ends := s.byPattern[s.offset[p]:s.offset[p+1]]
-		if len(ends) == 0 {
-			continue
-		}
-		groups++
-		plen := int(d.keywords.lens[p])
-		first := len(spans)
-		for _, e := range ends {
-			sp := span{s.leftOf(r.left, data, e), s.rightOf(r.right, data, e-plen)}
-			// A group's spans come in order (bounds are monotone): merge
-			// overlapping ones as they come, so that dense hits leave few
-			// spans to sort.
-			if n := len(spans); n > first && sp.lo <= spans[n-1].hi {
-				spans[n-1].hi = max(spans[n-1].hi, sp.hi)
-				continue
-			}
-			spans = append(spans, sp)
+			group(p)
 		}
 	}
 	if groups > 1 {
