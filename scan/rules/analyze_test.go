@@ -63,7 +63,7 @@ func TestKeywordAutomatonFindsEveryOccurrence(t *testing.T) {
 			patterns = append(patterns, foldString(word(1+rng.IntN(6))))
 		}
 		d := newKeywordDFA(patterns)
-		text := []byte(word(rng.IntN(9) * 100)) // one, two and four parts
+		text := []byte(word(rng.IntN(9) * 100)) // one chain and four
 		var want []hit
 		folded := []byte(foldString(string(text)))
 		for end := 1; end <= len(text); end++ {

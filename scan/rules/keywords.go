@@ -372,59 +372,29 @@ func (d *keywordDFA) startingAt(data []byte, i int, hits []hit) []hit {
 // buffer, appending every occurrence to hits in order of end offset.
 //
 // The loop is bound by the latency of one table load per byte, each load
-// depending on the one before. To overlap such chains, a buffer of more
-// than a few times the longest pattern is scanned as two or four parts in
-// lockstep: each part
-// after the first starts maxLen-1 bytes early (so every occurrence ending
-// in it is seen whole) and keeps only the occurrences that end in it. On
-// 256 KiB chunks of GOROOT's source, four chains ran the automaton at 1.8
-// times the speed of two (520 to about 950 MB/s, either rule set);
-// BenchmarkKeywords, pair filter included, went from 535 to 648 MB/s with
-// the built-in rules and from 550 to 648 MB/s with gitleaks'. spare is
-// scratch space for the later parts' hits.
+// depending on the one before. To overlap such chains, a buffer of at
+// least 64 times the longest pattern is scanned as four parts in lockstep:
+// each part after the first starts maxLen-1 bytes early (so every
+// occurrence ending in it is seen whole) and keeps only the occurrences
+// that end in it. On 256 KiB chunks of GOROOT's source, four chains ran the
+// automaton at 1.8 times the speed of two (520 to about 950 MB/s, either
+// rule set); a two-chain path for smaller buffers measured no faster on
+// GOROOT's files than one chain, and is gone. BenchmarkKeywords, pair
+// filter included, went from 535 to 650-715 MB/s with the built-in rules
+// and from 550 to 650-725 MB/s with gitleaks'. spare is scratch space for
+// the later parts' hits.
 func (d *keywordDFA) scanDFA(data []byte, base int, hits []hit, spare *lateHits) []hit {
 	n := len(data)
 	// The parts overlap by maxLen-1 bytes: at most a sixteenth of each.
-	switch {
-	case n >= 64*d.maxLen:
+	if n >= 64*d.maxLen {
 		return d.scan4(data, base, hits, spare)
-	case n >= 32*d.maxLen:
-		return d.scan2(data, base, hits, spare)
 	}
 	return d.scanRange(data, base, 0, n, 0, hits)
 }
 
-// lateHits holds the hits of scanDFA's later parts until the first part's
+// lateHits holds the hits of scan4's later parts until the first part's
 // are in, so that each pattern's hits stay in order of end offset.
 type lateHits [3][]hit
-
-// scan2 is scanDFA in two parts: the first half, and the second from
-// maxLen-1 bytes before the middle.
-func (d *keywordDFA) scan2(data []byte, base int, hits []hit, spare *lateHits) []hit {
-	n := len(data)
-	mid := n / 2
-	start2 := mid - (d.maxLen - 1)
-	trans, class := d.trans, &d.class
-	matchFrom := d.matchFrom
-	var s1, s2 uint32
-	first, second := data[:mid], data[start2:start2+mid]
-	late := spare[0][:0]
-	for i := range first {
-		s1 = trans[s1+uint32(class[first[i]])]
-		s2 = trans[s2+uint32(class[second[i]])]
-		if s1 >= matchFrom || s2 >= matchFrom {
-			if s1 >= matchFrom {
-				hits = d.emit(s1, base+i+1, hits)
-			}
-			if s2 >= matchFrom && start2+i+1 > mid {
-				late = d.emit(s2, base+start2+i+1, late)
-			}
-		}
-	}
-	hits = append(hits, late...)
-	spare[0] = late
-	return d.scanRange(data, base, start2+mid, n, s2, hits)
-}
 
 // scan4 is scanDFA in four parts of q = n/4 bytes: part k reads q+maxLen-1
 // bytes from k*q-(maxLen-1) (the first from 0) and keeps the occurrences
