@@ -8,7 +8,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/spindle-go/spindle/scan/git/internal/odb"
+	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
 )
 
 // objects reads blobs in-process (package odb): packs and loose objects,

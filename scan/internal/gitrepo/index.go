@@ -28,7 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"os"
 )
 
 // Entry is one path of the index.
@@ -49,23 +48,19 @@ const ModeDir = 040000
 var ErrFormat = errors.New("gitrepo: malformed index")
 
 // maxSize bounds the index file read (a 100k-file repository's index is
-// about 10 MB).
-const maxSize = 1 << 30
+// about 10 MB; it is read whole).
+const maxSize = 128 << 20
 
 // Read reads and parses the index file at path. hashSize is the
 // repository's object id length: 20 (SHA-1) or 32 (SHA-256).
 func Read(path string, hashSize int) ([]Entry, error) {
-	f, err := os.Open(path)
+	f, st, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxSize {
-		return nil, fmt.Errorf("%w: %s: not a regular file of at most 1 GiB", ErrFormat, path)
+	if st.Size() > maxSize {
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrFormat, path, maxSize)
 	}
 	data := make([]byte, st.Size())
 	if _, err := f.ReadAt(data, 0); err != nil {

@@ -16,7 +16,7 @@ import (
 // whole packs with their index. Seed corpora from real repositories are
 // in testdata/fuzz; run one for a minute with
 //
-//	go test -run '^$' -fuzz FuzzDelta -fuzztime 60s ./scan/git/internal/odb/
+//	go test -run '^$' -fuzz FuzzDelta -fuzztime 60s ./scan/internal/gitrepo/odb/
 //
 // FuzzPack writes a repository per input, a few hundred a second; give it
 // -fuzzminimizetime 50x, or minimizing each new input takes a minute of
@@ -110,7 +110,7 @@ func FuzzLooseObject(f *testing.F) {
 	f.Add(zlibOf("tree 0\x00"))
 	f.Add(zlibOf("commit 3\x00abc"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		typ, got, err := newInflater().inflateLoose(data, nil)
+		typ, got, err := newInflater().inflateLoose(data, nil, DefaultMaxObject)
 		// The reference: the standard library's zlib reader (which
 		// checks the Adler-32 too) and a plain reading of the header.
 		zr, zerr := zlib.NewReader(bytes.NewReader(data))
@@ -181,7 +181,7 @@ func FuzzPack(f *testing.F) {
 		os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 		os.WriteFile(filepath.Join(packDir, "pack-x.pack"), pack, 0o644)
 		os.WriteFile(filepath.Join(packDir, "pack-x.idx"), idx, 0o644)
-		db, err := Open(dir, Options{CacheBytes: 1 << 16})
+		db, err := openRepo(dir, Options{CacheBytes: 1 << 16})
 		if err != nil {
 			t.Fatal(err)
 		}

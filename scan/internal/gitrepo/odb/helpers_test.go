@@ -223,3 +223,14 @@ func chainImport(tb testing.TB, dir string, commits, n int) {
 	}
 	git(tb, dir, b.Bytes(), "fast-import", "--quiet")
 }
+
+// openRepo opens the object database of the repository at dir: a work
+// tree's .git/objects, else dir/objects (a bare repository or a git
+// directory).
+func openRepo(dir string, opt Options) (*DB, error) {
+	objects := filepath.Join(dir, ".git", "objects")
+	if _, err := os.Stat(objects); err != nil {
+		objects = filepath.Join(dir, "objects")
+	}
+	return Open(objects, opt)
+}

@@ -50,7 +50,7 @@ func TestParseCommitMatchesGit(t *testing.T) {
 	all := strings.Fields(string(git(t, dir, nil, "rev-list", "--all")))
 	ids = append(ids, all...)
 
-	db, err := Open(dir, Options{})
+	db, err := openRepo(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestParseTreeMatchesLsTree(t *testing.T) {
 	oldTree := append([]byte("100664 old.txt\x00"), raw[:]...)
 	git(t, dir, oldTree, "hash-object", "-t", "tree", "-w", "--stdin", "--literally")
 
-	db, err := Open(dir, Options{})
+	db, err := openRepo(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

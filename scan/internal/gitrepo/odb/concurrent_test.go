@@ -25,7 +25,7 @@ func TestConcurrentReadsAgree(t *testing.T) {
 		ids = append(ids, id)
 	}
 	for _, budget := range []int64{64 << 10, DefaultCacheBytes} {
-		db, err := Open(dir, Options{CacheBytes: budget})
+		db, err := openRepo(dir, Options{CacheBytes: budget})
 		if err != nil {
 			t.Fatal(err)
 		}

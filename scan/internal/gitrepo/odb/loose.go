@@ -67,7 +67,7 @@ func (db *DB) loosePath(dir string, id ID) string {
 }
 
 func (db *DB) looseExists(id ID) bool {
-	for _, d := range db.layout.objDirs {
+	for _, d := range db.dirs {
 		if _, err := os.Stat(db.loosePath(d, id)); err == nil {
 			return true
 		}
@@ -78,7 +78,7 @@ func (db *DB) looseExists(id ID) bool {
 // openLoose opens the loose file of id in the first objects directory
 // that has it.
 func (db *DB) openLoose(id ID) (*os.File, error) {
-	for _, d := range db.layout.objDirs {
+	for _, d := range db.dirs {
 		f, err := os.Open(db.loosePath(d, id))
 		if err == nil {
 			return f, nil
@@ -97,11 +97,29 @@ func (db *DB) readLoose(s *scratch, id ID, dst []byte) (Type, []byte, error) {
 		return 0, nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
+	st, err := f.Stat()
+	if err != nil {
+		return 0, nil, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: err}
+	}
+	if !st.Mode().IsRegular() {
+		return 0, nil, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: errNotRegular}
+	}
+	// A loose object over the budget could not be built anyway; its
+	// compressed size already tells (zlib expands at most 1032:1 and a
+	// budget's worth of compressed bytes is more than any object needs).
+	if st.Size() > db.maxObject {
+		return 0, nil, &TooLargeError{ID: id, Size: st.Size(), Limit: db.maxObject}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, st.Size()+1))
 	if err == nil {
 		var t Type
-		if t, dst, err = s.inf.inflateLoose(data, dst); err == nil {
+		if t, dst, err = s.inf.inflateLoose(data, dst, db.maxObject); err == nil {
 			return t, dst, nil
+		}
+		var big *TooLargeError
+		if errors.As(err, &big) {
+			big.ID = id
+			return 0, nil, big
 		}
 	}
 	return 0, nil, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: err}
@@ -115,6 +133,13 @@ func (db *DB) headerLoose(s *scratch, id ID) (Type, int64, error) {
 		return 0, 0, err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, 0, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: err}
+	}
+	if !st.Mode().IsRegular() {
+		return 0, 0, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: errNotRegular}
+	}
 	buf := grow(s.win, looseFirstRead)
 	s.win = buf
 	n, err := io.ReadFull(f, buf)
@@ -122,13 +147,16 @@ func (db *DB) headerLoose(s *scratch, id ID) (Type, int64, error) {
 		err = nil
 	}
 	if err == nil {
+		// The size claim is held against the whole file's compressed
+		// bytes, not the block read so far: a 5 MB log compresses into
+		// 4 KiB.
 		var h looseStart
-		h, err = s.inf.startLoose(buf[:n])
+		h, err = s.inf.startLoose(buf[:n], st.Size())
 		if err == io.ErrUnexpectedEOF && n == len(buf) {
-			// The header is not in the first block's worth: read it all.
+			// The header is not in the first block's worth: read more.
 			var rest []byte
-			if rest, err = io.ReadAll(f); err == nil {
-				h, err = s.inf.startLoose(append(buf[:n:n], rest...))
+			if rest, err = io.ReadAll(io.LimitReader(f, 1<<20)); err == nil {
+				h, err = s.inf.startLoose(append(buf[:n:n], rest...), st.Size())
 			}
 		}
 		if err == nil {
@@ -149,7 +177,9 @@ type looseStart struct {
 
 // startLoose resets the decompressor on a loose object's file data and
 // decodes its header.
-func (z *inflater) startLoose(data []byte) (looseStart, error) {
+// compressed is the size of the whole file, which bounds the size the
+// header may claim.
+func (z *inflater) startLoose(data []byte, compressed int64) (looseStart, error) {
 	var h looseStart
 	if err := zlibHeader(data); err != nil {
 		return h, err
@@ -169,8 +199,8 @@ func (z *inflater) startLoose(data []byte) (looseStart, error) {
 	if err != nil {
 		return h, err
 	}
-	if size > 1032*int64(len(data))+64 || size > maxInt {
-		return h, fmt.Errorf("%w: size %d cannot come from %d compressed bytes", errLooseHeader, size, len(data))
+	if size > 1032*compressed+64 || size > maxInt {
+		return h, fmt.Errorf("%w: size %d cannot come from %d compressed bytes", errLooseHeader, size, compressed)
 	}
 	h.typ, h.size, h.hl, h.n = t, size, hl, n
 	if head := int64(n - hl); head > size || (h.ended && head != size) {
@@ -183,10 +213,15 @@ func (z *inflater) startLoose(data []byte) (looseStart, error) {
 // content into dst (grown if too small). The zlib trailer's Adler-32 is
 // checked: loose objects have no other checksum short of hashing the
 // object (packed entries have the index's CRC-32).
-func (z *inflater) inflateLoose(data, dst []byte) (Type, []byte, error) {
-	h, err := z.startLoose(data)
+// An object larger than limit is refused as a *TooLargeError before its
+// content is allocated.
+func (z *inflater) inflateLoose(data, dst []byte, limit int64) (Type, []byte, error) {
+	h, err := z.startLoose(data, int64(len(data)))
 	if err != nil {
 		return 0, nil, err
+	}
+	if h.size > limit {
+		return 0, nil, &TooLargeError{Size: h.size, Limit: limit}
 	}
 	head := z.hb[h.hl:h.n]
 	switch {

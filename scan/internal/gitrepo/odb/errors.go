@@ -20,7 +20,24 @@ var (
 	ErrUnsupported = errors.New("odb: unsupported repository format")
 	// ErrClosed: the DB was used after Close.
 	ErrClosed = errors.New("odb: closed")
+	// ErrTooLarge: an object declares more bytes than Options.MaxObject
+	// allows to build in memory. Returned as a *TooLargeError.
+	ErrTooLarge = errors.New("odb: object too large")
 )
+
+// TooLargeError names an object over the size budget; it matches
+// ErrTooLarge.
+type TooLargeError struct {
+	ID          ID
+	Size, Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("odb: object %s declares %d bytes, over the %d-byte limit", e.ID, e.Size, e.Limit)
+}
+
+// Is makes errors.Is(err, ErrTooLarge) true.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 // NotFoundError names the object that is missing; it matches ErrNotFound.
 type NotFoundError struct {

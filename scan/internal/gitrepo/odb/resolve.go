@@ -54,6 +54,9 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 		return 0, nil, err
 	}
 	if e.h.typ < ofsDelta {
+		if err := db.checkSize(e.h.size); err != nil {
+			return 0, nil, err
+		}
 		out, err := p.inflate(s, &e, dst)
 		if err != nil {
 			return 0, nil, err
@@ -99,6 +102,10 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 			return 0, nil, fmt.Errorf("delta base at offset %d of %s: %w", boff, bp.path, err)
 		}
 		if be.h.typ < ofsDelta {
+			if err := db.checkSize(be.h.size); err != nil {
+				s.chain, s.arena = chain, arena
+				return 0, nil, err
+			}
 			var buf []byte
 			if !db.cache.fits(be.h.size) {
 				buf, tmp = s.tmp[0], 1
@@ -141,6 +148,13 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 		if s.delta, err = l.p.inflate(s, &l.e, s.delta); err != nil {
 			return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.e.off, l.p.path, err)
 		}
+		_, size, _, err := deltaSizes(s.delta)
+		if err != nil {
+			return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.e.off, l.p.path, err)
+		}
+		if err := db.checkSize(size); err != nil {
+			return 0, nil, err
+		}
 		if i == 0 {
 			out, err := ApplyDelta(base, s.delta, dst)
 			if err != nil {
@@ -150,10 +164,6 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 				db.cache.put(key, typ, slices.Clone(out))
 			}
 			return typ, out, nil
-		}
-		_, size, _, err := deltaSizes(s.delta)
-		if err != nil {
-			return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.e.off, l.p.path, err)
 		}
 		cached := db.cache.fits(size)
 		var buf []byte

@@ -53,7 +53,7 @@ func bigDeltaRepo(t *testing.T) string {
 	dir := newRepo(t, true)
 	bigDeltaImport(t, dir, 16, 256<<10, 96<<10)
 	git(t, dir, nil, "-c", "pack.threads=1", "repack", "-adfq", "--depth=50", "--window=20")
-	db, err := Open(dir, Options{})
+	db, err := openRepo(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestReadsIgnoreScratchContents(t *testing.T) {
 			dir := build(t)
 			want := catFileAll(t, dir)
 			for _, budget := range []int64{-1, 64 << 10, DefaultCacheBytes} {
-				db, err := Open(dir, Options{CacheBytes: budget})
+				db, err := openRepo(dir, Options{CacheBytes: budget})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -168,7 +168,7 @@ func TestConcurrentReadsOfLargeDeltas(t *testing.T) {
 		ids = append(ids, id)
 	}
 	for _, budget := range []int64{-1, 512 << 10, DefaultCacheBytes} {
-		db, err := Open(dir, Options{CacheBytes: budget})
+		db, err := openRepo(dir, Options{CacheBytes: budget})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestConcurrentReadsOfLargeHistory(t *testing.T) {
 	}
 	var ids []ID
 	for _, pass := range []string{"pack order", "random order"} {
-		db, err := Open(dir, Options{})
+		db, err := openRepo(dir, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,7 +37,7 @@ func (p *Pack) Len() int { return p.idx.n }
 
 // Packs returns the database's packs, newest first. The slice is shared:
 // do not modify it.
-func (db *DB) Packs() []*Pack { return db.packs }
+func (db *DB) Packs() []*Pack { return *db.packs.Load() }
 
 // Entries lists the pack's entries in offset order: the order in which
 // reading the pack is sequential, and in which every OFS_DELTA comes after

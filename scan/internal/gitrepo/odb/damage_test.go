@@ -126,7 +126,7 @@ func TestDamagedPackIsReportedByObject(t *testing.T) {
 			for _, p := range packsOf(t, filepath.Join(dir, "objects")) {
 				damageFile(t, p, c.damage)
 			}
-			db, err := Open(dir, Options{})
+			db, err := openRepo(dir, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +163,7 @@ func TestDamagedIndexLeavesPackOut(t *testing.T) {
 			dir := copyDir(t, orig)
 			idx, _ := filepath.Glob(filepath.Join(dir, "objects", "pack", "*.idx"))
 			damageFile(t, idx[0], c.damage)
-			db, err := Open(dir, Options{})
+			db, err := openRepo(dir, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,7 +221,7 @@ func TestDamagedLooseObject(t *testing.T) {
 			defer os.WriteFile(path, orig, 0o444)
 			os.Chmod(path, 0o644)
 			damageFile(t, path, c.damage)
-			db, err := Open(dir, Options{})
+			db, err := openRepo(dir, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -164,15 +164,15 @@ func TestReadMatchesGit(t *testing.T) {
 			git(t, dir, nil, "commit", "-qm", "local")
 			return dir
 		}, func(t *testing.T, db *DB) {
-			if len(db.layout.objDirs) != 2 {
-				t.Fatalf("objects dirs %v, want the repository's and its alternate", db.layout.objDirs)
+			if len(db.Dirs()) != 2 {
+				t.Fatalf("objects dirs %v, want the repository's and its alternate", db.Dirs())
 			}
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := c.build(t)
-			db, err := Open(dir, Options{})
+			db, err := openRepo(dir, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +219,7 @@ func readDeepestUncached(t *testing.T, db *DB) {
 			}
 		}
 	}
-	nocache, err := Open(db.GitDir(), Options{CacheBytes: -1})
+	nocache, err := Open(db.Dirs()[0], Options{CacheBytes: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestDeltaRebuildsObject(t *testing.T) {
 	dir := newRepo(t, true)
 	fastImport(t, dir, commits, files, lines)
 	git(t, dir, nil, "gc", "-q", "--aggressive")
-	db, err := Open(dir, Options{})
+	db, err := openRepo(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func TestReaderStreamsLargeObjects(t *testing.T) {
 	}
 	want := map[string][]byte{"big.bin": big, "big.txt": text, "small.txt": []byte("small\n")}
 	check := func(t *testing.T) {
-		db, err := Open(dir, Options{})
+		db, err := openRepo(dir, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,7 +413,7 @@ func TestReaderStreamsLargeObjects(t *testing.T) {
 func TestMissingObject(t *testing.T) {
 	dir := newRepo(t, true)
 	fastImport(t, dir, 3, 2, 5)
-	db, err := Open(dir, Options{})
+	db, err := openRepo(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,14 +5,14 @@ import (
 	"log"
 	"time"
 
-	"github.com/spindle-go/spindle/scan/git/internal/odb"
+	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
 )
 
 // testdata/example.git holds three commits that add a configuration file,
 // put a password in it and take it out again.
 
 func Example() {
-	db, err := odb.Open("testdata/example.git", odb.Options{})
+	db, err := odb.Open("testdata/example.git/objects", odb.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func Example() {
 // A scanner that has scanned a delta's base need only look at what the
 // delta inserts.
 func ExampleDB_Delta() {
-	db, err := odb.Open("testdata/example.git", odb.Options{})
+	db, err := odb.Open("testdata/example.git/objects", odb.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func ExampleDB_Delta() {
 }
 
 func ExamplePack_Entries() {
-	db, err := odb.Open("testdata/example.git", odb.Options{})
+	db, err := odb.Open("testdata/example.git/objects", odb.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}

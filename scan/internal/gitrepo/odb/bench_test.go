@@ -22,12 +22,12 @@ import (
 // caddy at caddyRepo when it exists (skipped otherwise), and a synthetic
 // history that git fast-import generates in the benchmark's setup.
 //
-//	go test -run '^$' -bench . -benchtime 5x ./scan/git/internal/odb/
+//	go test -run '^$' -bench . -benchtime 5x ./scan/internal/gitrepo/odb/
 //
 // For instruction counts, which do not depend on the machine's load
 // (the runtime's rdtscp and preemption signals confuse valgrind):
 //
-//	go test -c -o odb.test ./scan/git/internal/odb/
+//	go test -c -o odb.test ./scan/internal/gitrepo/odb/
 //	GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind \
 //	    ./odb.test -test.run '^$' -test.bench 'ReadCaddy/listed=true/goroutines=1' -test.benchtime 1x
 //
@@ -60,7 +60,7 @@ type blobList struct {
 }
 
 func listBlobs(b *testing.B, dir string) blobList {
-	db, err := Open(dir, Options{})
+	db, err := openRepo(dir, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func benchRead(b *testing.B, dir string) {
 }
 
 func readAll(b *testing.B, dir string, ids []ID, workers int, listed bool) {
-	db, err := Open(dir, Options{})
+	db, err := openRepo(dir, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func catFile(dir string, ids []ID) error {
 // decompressor, and through each library's zlib reader, which also checks
 // the Adler-32 trailer.
 func BenchmarkInflate(b *testing.B) {
-	db, err := Open(caddyDir(b), Options{})
+	db, err := openRepo(caddyDir(b), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

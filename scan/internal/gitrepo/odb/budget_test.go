@@ -1,0 +1,151 @@
+package odb
+
+import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeLoose stores content as a loose object of type typ under objects
+// and returns its id.
+func writeLoose(tb testing.TB, objects string, typ string, content []byte) ID {
+	tb.Helper()
+	hdr := fmt.Sprintf("%s %d\x00", typ, len(content))
+	id := hashObject(typ, content)
+	var b bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&b, zlib.BestCompression)
+	zw.Write([]byte(hdr))
+	zw.Write(content)
+	zw.Close()
+	p := filepath.Join(objects, id.String()[:2], id.String()[2:])
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, b.Bytes(), 0o444); err != nil {
+		tb.Fatal(err)
+	}
+	return id
+}
+
+// TestLooseObjectThatCompressesWellIsRead: a 5 MB log of one repeated
+// line compresses to a few KiB; its declared size is held against the
+// whole file, not the first block read, so it reads.
+func TestLooseObjectThatCompressesWellIsRead(t *testing.T) {
+	dir := newRepo(t, true)
+	objects := filepath.Join(dir, "objects")
+	content := []byte(strings.Repeat("2026-11-28 INFO request served in 3ms path=/api/v1/items\n", 90000))
+	id := writeLoose(t, objects, "blob", content)
+	db, err := Open(objects, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	typ, size, err := db.Header(id)
+	if err != nil || typ != TypeBlob || size != int64(len(content)) {
+		t.Fatalf("Header: %v %d %v", typ, size, err)
+	}
+	_, got, err := db.Read(id, nil)
+	if err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("Read: %d bytes, %v", len(got), err)
+	}
+	rd, err := db.Reader(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(rd); err != nil || !bytes.Equal(b.Bytes(), content) {
+		t.Fatalf("Reader: %d bytes, %v", b.Len(), err)
+	}
+	rd.Close()
+}
+
+// TestObjectsOverTheBudgetAreRefused: loose and packed objects (whole and
+// deltas) larger than MaxObject are a TooLargeError naming them, before
+// their content is allocated; smaller ones read.
+func TestObjectsOverTheBudgetAreRefused(t *testing.T) {
+	dir := newRepo(t, true)
+	objects := filepath.Join(dir, "objects")
+	big := bytes.Repeat([]byte("0123456789abcdef\n"), 8192) // 136 KiB
+	small := []byte("small\n")
+	looseBig := writeLoose(t, objects, "blob", big)
+	looseSmall := writeLoose(t, objects, "blob", small)
+	// A packed copy, whole and as a delta: two versions of a large file.
+	work := newRepo(t, false)
+	writeFiles(t, work, map[string]string{"f": string(big)})
+	git(t, work, nil, "add", "-A")
+	git(t, work, nil, "commit", "-qm", "one")
+	writeFiles(t, work, map[string]string{"f": string(big) + "more\n"})
+	git(t, work, nil, "commit", "-qam", "two")
+	git(t, work, nil, "repack", "-adq")
+	ids := strings.Fields(string(git(t, work, nil, "rev-list", "--objects", "--all", "--", "f")))
+	db, err := Open(filepath.Join(work, ".git", "objects"), Options{MaxObject: 64 << 10, Alternates: []string{objects}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var packed []ID
+	for _, s := range ids {
+		if id, err := ParseID(s); err == nil {
+			if typ, size, err := db.Header(id); err == nil && typ == TypeBlob && size > 64<<10 {
+				packed = append(packed, id)
+			}
+		}
+	}
+	if len(packed) != 2 {
+		t.Fatalf("found %d large packed blobs, want 2", len(packed))
+	}
+	for _, id := range append(packed, looseBig) {
+		_, _, err := db.Read(id, nil)
+		var tl *TooLargeError
+		if !errors.As(err, &tl) || tl.ID != id || !errors.Is(err, ErrTooLarge) {
+			t.Errorf("Read %s: %v, want a TooLargeError naming it", id, err)
+		}
+	}
+	if _, got, err := db.Read(looseSmall, nil); err != nil || !bytes.Equal(got, small) {
+		t.Errorf("small loose object: %q %v", got, err)
+	}
+}
+
+// TestPacksAddedAfterOpenAreFound: objects that a repack moved into a new
+// pack after Open (and whose loose files it removed) are found by looking
+// at the pack directories again, not reported missing.
+func TestPacksAddedAfterOpenAreFound(t *testing.T) {
+	dir := newRepo(t, true)
+	fastImport(t, dir, 20, 3, 5)
+	git(t, dir, nil, "repack", "-adq")
+	db, err := openRepo(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// More history after Open, packed into a second pack and then the
+	// whole repository repacked: every object is now in a pack Open did
+	// not see, and the first pack is gone from disk.
+	fastImport(t, dir, 10, 3, 5)
+	git(t, dir, nil, "repack", "-adq")
+	want := catFileAll(t, dir)
+	checkAll(t, db, want)
+	if db.rescans.Load() == 0 {
+		t.Error("no rescan was needed: the test did not test it")
+	}
+}
+
+// hashObject is git's object id of content as typ.
+func hashObject(typ string, content []byte) ID {
+	return hashOf(fmt.Sprintf("%s %d\x00", typ, len(content)), content)
+}
+
+func hashOf(header string, content []byte) ID {
+	h := sha1.New()
+	h.Write([]byte(header))
+	h.Write(content)
+	var id ID
+	copy(id[:], h.Sum(nil))
+	return id
+}
