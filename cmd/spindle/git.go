@@ -159,9 +159,9 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 	}
 	err = runReport(c, e, o.scanOptions, format, job)
 	if !o.quiet && hist.Commits > 0 {
-		fmt.Fprintf(e.stderr, "history: %s, %s of distinct blobs (%d with findings); git log %v, blobs %v, attribution %v\n",
-			plural(hist.Commits, "commit", "commits"), humanBlobs(hist.Blobs, hist.BlobBytes), hist.Candidates,
-			hist.Enumerate.Round(1e6), hist.ScanBlobs.Round(1e6), hist.Attribute.Round(1e6))
+		fmt.Fprintf(e.stderr, "history: %s, %d file changes (%d distinct: %d diffed, %d with no keyword in the changed lines, %d binary), %s of added lines scanned; walk %v, tree diffs %v\n",
+			plural(hist.Commits, "commit", "commits"), hist.Changes, hist.Pairs, hist.Diffed, hist.Quiet, hist.Binary,
+			formatBytes(hist.Bytes), hist.Walk.Round(1e6), hist.TreeDiff.Round(1e6))
 	}
 	return err
 }
@@ -209,16 +209,17 @@ func addHistory(a, b git.Stats) git.Stats {
 	}
 	a.Commits += b.Commits
 	a.Changes += b.Changes
-	a.Blobs += b.Blobs
+	a.Pairs += b.Pairs
+	a.Diffed += b.Diffed
+	a.Quiet += b.Quiet
+	a.Binary += b.Binary
+	a.Unreadable += b.Unreadable
+	a.Fragments += b.Fragments
 	a.BlobBytes += b.BlobBytes
-	a.Candidates += b.Candidates
-	a.Enumerate += b.Enumerate
-	a.ScanBlobs += b.ScanBlobs
-	a.Attribute += b.Attribute
+	a.Walk += b.Walk
+	a.TreeDiff += b.TreeDiff
+	a.LineDiff += b.LineDiff
 	a.Shallow = a.Shallow || b.Shallow
 	return a
 }
 
-func humanBlobs(n, bytes int64) string {
-	return fmt.Sprintf("%d blobs, %.1f MB", n, float64(bytes)/1e6)
-}

@@ -39,6 +39,11 @@ type Entry struct {
 	// SkipWorktree marks a path outside a sparse checkout; IntentToAdd a
 	// path added with `git add -N` (no content staged yet).
 	SkipWorktree, IntentToAdd bool
+	// Size and MTime (seconds, nanoseconds) are the work-tree file's as
+	// git last saw it: when the file still has them, its content is
+	// taken to be the staged blob, as git takes it.
+	Size                uint32
+	MTimeSec, MTimeNsec uint32
 }
 
 // ModeDir is the mode of a sparse index's directory entry.
@@ -107,8 +112,10 @@ func Parse(data []byte, hashSize int) ([]Entry, error) {
 		mode := binary.BigEndian.Uint32(body[off+24:])
 		id := bytes.Clone(body[off+40 : off+40+hashSize])
 		flags := binary.BigEndian.Uint16(body[off+40+hashSize:])
+		e := Entry{Mode: mode, ID: id, Stage: int(flags>>12) & 3,
+			MTimeSec: binary.BigEndian.Uint32(body[off+8:]), MTimeNsec: binary.BigEndian.Uint32(body[off+12:]),
+			Size: binary.BigEndian.Uint32(body[off+36:])}
 		off += fixed
-		e := Entry{Mode: mode, ID: id, Stage: int(flags>>12) & 3}
 		if flags&0x4000 != 0 { // extended
 			if version < 3 {
 				return nil, fmt.Errorf("%w: entry %d: extended flags in version %d", ErrFormat, i, version)

@@ -86,8 +86,52 @@ func headerLines(data []byte, fn func(key, value []byte) error) ([]byte, error) 
 	return nil, nil
 }
 
+// ParseCommitLinks reads what a history walk needs of a commit, and
+// nothing else: its tree, its parents (appended to parents) and the
+// committer's time in seconds (0 if unreadable), without copying the
+// message or the identities.
+func ParseCommitLinks(data []byte, parents []ID) (tree ID, ps []ID, when int64, err error) {
+	seenTree := false
+	ps = parents
+	_, err = headerLines(data, func(key, value []byte) error {
+		switch string(key) {
+		case "tree":
+			if seenTree {
+				return fmt.Errorf("%w: two tree lines", errCommit)
+			}
+			id, err := ParseID(string(value))
+			if err != nil {
+				return fmt.Errorf("%w: tree: %w", errCommit, err)
+			}
+			tree, seenTree = id, true
+		case "parent":
+			id, err := ParseID(string(value))
+			if err != nil {
+				return fmt.Errorf("%w: parent: %w", errCommit, err)
+			}
+			ps = append(ps, id)
+		case "committer":
+			if gt := bytes.LastIndexByte(value, '>'); gt >= 0 {
+				if t := parseGitDate(value[gt+1:]); !t.IsZero() {
+					when = t.Unix()
+				}
+			}
+		}
+		return nil
+	})
+	if err == nil && !seenTree {
+		err = fmt.Errorf("%w: no tree line", errCommit)
+	}
+	return tree, ps, when, err
+}
+
 // ParseCommit parses a commit object's content.
-func ParseCommit(data []byte) (*Commit, error) {
+func ParseCommit(data []byte) (*Commit, error) { return ParseCommitLimit(data, -1) }
+
+// ParseCommitLimit is ParseCommit keeping at most limit bytes of each
+// identity's name and email and of the message (limit < 0: all of them),
+// so that a commit made to be huge costs no more than its read.
+func ParseCommitLimit(data []byte, limit int) (*Commit, error) {
 	c := &Commit{}
 	seenTree := false
 	msg, err := headerLines(data, func(key, value []byte) error {
@@ -108,9 +152,9 @@ func ParseCommit(data []byte) (*Commit, error) {
 			}
 			c.Parents = append(c.Parents, id)
 		case "author":
-			c.Author = parseSignature(value)
+			c.Author = parseSignature(value, limit)
 		case "committer":
-			c.Committer = parseSignature(value)
+			c.Committer = parseSignature(value, limit)
 		case "encoding":
 			c.Encoding = string(value)
 		}
@@ -122,6 +166,9 @@ func ParseCommit(data []byte) (*Commit, error) {
 	if !seenTree {
 		return nil, fmt.Errorf("%w: no tree line", errCommit)
 	}
+	if limit >= 0 && len(msg) > limit {
+		msg = msg[:limit]
+	}
 	c.Message = string(msg)
 	return c, nil
 }
@@ -131,20 +178,26 @@ func ParseCommit(data []byte) (*Commit, error) {
 // trailing spaces; the email runs to the next '>'; the date is digits,
 // spaces and a signed number of hhmm, or is absent if any part of that is
 // missing. Missing parts stay empty.
-func parseSignature(b []byte) Signature {
+func parseSignature(b []byte, limit int) Signature {
 	var s Signature
+	capped := func(b []byte) string {
+		if limit >= 0 && len(b) > limit {
+			b = b[:limit]
+		}
+		return string(b)
+	}
 	lt := bytes.IndexByte(b, '<')
 	if lt < 0 {
-		s.Name = string(bytes.TrimSpace(b))
+		s.Name = capped(bytes.TrimSpace(b))
 		return s
 	}
-	s.Name = string(bytes.TrimRight(b[:lt], " \t\n\r\v\f"))
+	s.Name = capped(bytes.TrimRight(b[:lt], " \t\n\r\v\f"))
 	gt := bytes.IndexByte(b[lt+1:], '>')
 	if gt < 0 {
-		s.Email = string(b[lt+1:])
+		s.Email = capped(b[lt+1:])
 		return s
 	}
-	s.Email = string(b[lt+1 : lt+1+gt])
+	s.Email = capped(b[lt+1 : lt+1+gt])
 	s.When = parseGitDate(b[lt+1+gt+1:])
 	return s
 }
@@ -227,7 +280,7 @@ func ParseTag(data []byte) (*Tag, error) {
 		case "tag":
 			t.Name = string(value)
 		case "tagger":
-			t.Tagger = parseSignature(value)
+			t.Tagger = parseSignature(value, -1)
 		}
 		return nil
 	})

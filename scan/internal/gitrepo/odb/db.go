@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -323,4 +325,65 @@ func (db *DB) header(s *scratch, id ID) (Type, int64, error) {
 		}
 		return t, size, err
 	}
+}
+
+// FindPrefix returns the ids of the objects (packed or loose) whose hex
+// form starts with prefix (at least 4 hex digits), at most max of them:
+// what an abbreviated id may name. More than one is ambiguous.
+func (db *DB) FindPrefix(prefix string, max int) ([]ID, error) {
+	if len(prefix) < 4 || len(prefix) > 2*IDSize {
+		return nil, fmt.Errorf("odb: abbreviated id %q: want 4 to %d hex digits", prefix, 2*IDSize)
+	}
+	var p ID
+	for i := 0; i < len(prefix); i++ {
+		v, ok := unhex(prefix[i])
+		if !ok {
+			return nil, fmt.Errorf("odb: abbreviated id %q: not hex", prefix)
+		}
+		if i%2 == 0 {
+			p[i/2] = v << 4
+		} else {
+			p[i/2] |= v
+		}
+	}
+	var out []ID
+	seen := map[ID]bool{}
+	add := func(ids []ID) {
+		for _, id := range ids {
+			if !seen[id] && len(out) < max {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	for _, pk := range *db.packs.Load() {
+		add(pk.idx.findPrefix(p, len(prefix), nil, max))
+	}
+	lower := strings.ToLower(prefix)
+	for _, d := range db.dirs {
+		entries, err := os.ReadDir(filepath.Join(d, lower[:2]))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if name := lower[:2] + e.Name(); len(name) == 2*IDSize && strings.HasPrefix(name, lower) {
+				if id, err := ParseID(name); err == nil {
+					add([]ID{id})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }

@@ -285,3 +285,44 @@ func (r *reverseIndex) end(rank int, entriesEnd int64) int64 {
 	}
 	return entriesEnd
 }
+
+// findPrefix appends to out the ids of the index that start with the
+// hex digits of prefix (given as the id with its first n/2 bytes set,
+// and the odd nibble if n is odd), stopping once out holds max ids.
+func (x *index) findPrefix(prefix ID, n int, out []ID, max int) []ID {
+	lo := 0
+	if prefix[0] > 0 {
+		lo = int(x.fanout[prefix[0]-1])
+	}
+	hi := int(x.fanout[prefix[0]])
+	// The first position whose id is >= prefix (the rest of prefix is
+	// zero, so that is the first candidate).
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		name := x.name(m)
+		if bytes.Compare(name[:], prefix[:]) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	end := int(x.fanout[prefix[0]])
+	for i := lo; i < end && len(out) < max; i++ {
+		name := x.name(i)
+		if !hasHexPrefix(name, prefix, n) {
+			break
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// hasHexPrefix reports whether the first n hex digits of id equal those
+// of prefix.
+func hasHexPrefix(id, prefix ID, n int) bool {
+	full := n / 2
+	if !bytes.Equal(id[:full], prefix[:full]) {
+		return false
+	}
+	return n%2 == 0 || id[full]>>4 == prefix[full]>>4
+}

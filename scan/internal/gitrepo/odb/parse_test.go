@@ -114,7 +114,7 @@ func TestParseSignatureTakesWhatItCan(t *testing.T) {
 		{"Na<me <e> 5 +0000", "Na", "me <e", utc(5), 0},
 		{"Name <unterminated", "Name", "unterminated", time.Time{}, 0},
 	} {
-		s := parseSignature([]byte(c.in))
+		s := parseSignature([]byte(c.in), -1)
 		_, off := s.When.Zone()
 		if s.Name != c.name || s.Email != c.email || !s.When.Equal(c.when) || (!s.When.IsZero() && off != c.offset) {
 			t.Errorf("%q: %q %q %v (offset %d)", c.in, s.Name, s.Email, s.When, off)

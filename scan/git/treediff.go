@@ -1,0 +1,197 @@
+package git
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/spindle-go/spindle/scan/internal/gitrepo"
+	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
+)
+
+// fileChange is what a commit did to one path, as git's diff pairs it.
+type fileChange struct {
+	status  byte // 'A' added, 'M' modified, 'R' renamed, 'T' type changed, 'D' deleted
+	oldPath string
+	path    string
+	oldID   odb.ID // zero for an addition
+	newID   odb.ID // zero for a deletion
+	oldMode odb.Mode
+	newMode odb.Mode
+	score   int // a rename's similarity (60000 for an exact one)
+}
+
+// treeDiffer compares trees by object id, as git's tree diff does: it
+// reads only the subtrees whose ids differ, and lists the changed paths
+// depth first in tree order (the order git's diff queue has, on which
+// rename detection's ties depend).
+type treeDiffer struct {
+	objs    *gitrepo.Objects
+	sel     *selection
+	changes []fileChange
+	// trees are read into buffers kept for the next diff, one per depth.
+	bufs [][]byte
+}
+
+// maxTreeDepth bounds how deep trees nest (a hostile repository can make
+// a chain of a million trees); git's own limit is 4096 by default.
+const maxTreeDepth = 4096
+
+// diff lists the changes from tree a to tree b (a zero id is the empty
+// tree) into d.changes, replacing what it held.
+func (d *treeDiffer) diff(a, b odb.ID) error {
+	d.changes = d.changes[:0]
+	return d.diffAt(a, b, nil, 0)
+}
+
+// diffAt compares two trees (either may be absent: the zero id) under
+// the path prefix base ("" or "dir/sub/").
+func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
+	if depth > maxTreeDepth {
+		return fmt.Errorf("trees nested deeper than %d at %q", maxTreeDepth, base)
+	}
+	ea, err := d.read(a, 2*depth)
+	if err != nil {
+		return err
+	}
+	eb, err := d.read(b, 2*depth+1)
+	if err != nil {
+		return err
+	}
+	i, j := 0, 0
+	for i < len(ea) || j < len(eb) {
+		var c int
+		switch {
+		case i == len(ea):
+			c = 1
+		case j == len(eb):
+			c = -1
+		default:
+			c = baseNameCompare(ea[i].Name, ea[i].Mode, eb[j].Name, eb[j].Mode)
+		}
+		switch {
+		case c < 0:
+			if err := d.one(ea[i], base, depth, false); err != nil {
+				return err
+			}
+			i++
+		case c > 0:
+			if err := d.one(eb[j], base, depth, true); err != nil {
+				return err
+			}
+			j++
+		default:
+			x, y := ea[i], eb[j]
+			i++
+			j++
+			if x.ID == y.ID && x.Mode == y.Mode {
+				continue
+			}
+			path := joinPath(base, x.Name)
+			if x.Mode.IsTree() {
+				if !d.sel.dirShown(string(path)) {
+					continue
+				}
+				if err := d.diffAt(x.ID, y.ID, append(path, '/'), depth+1); err != nil {
+					return err
+				}
+				continue
+			}
+			p := string(path)
+			if !d.sel.pathShown(p) {
+				continue
+			}
+			st := byte('M')
+			if x.Mode&0o170000 != y.Mode&0o170000 {
+				st = 'T'
+			} else if x.ID == y.ID {
+				continue // a mode change alone: no lines
+			}
+			d.changes = append(d.changes, fileChange{status: st, oldPath: p, path: p,
+				oldID: x.ID, newID: y.ID, oldMode: x.Mode, newMode: y.Mode})
+		}
+	}
+	return nil
+}
+
+// one records an entry present on one side only: an added or deleted
+// file, or every file of an added or deleted subtree.
+func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) error {
+	path := joinPath(base, e.Name)
+	if e.Mode.IsTree() {
+		if !d.sel.dirShown(string(path)) {
+			return nil
+		}
+		var a, b odb.ID
+		if added {
+			b = e.ID
+		} else {
+			a = e.ID
+		}
+		return d.diffAt(a, b, append(path, '/'), depth+1)
+	}
+	p := string(path)
+	if !d.sel.pathShown(p) {
+		return nil
+	}
+	if added {
+		d.changes = append(d.changes, fileChange{status: 'A', path: p, newID: e.ID, newMode: e.Mode})
+	} else {
+		d.changes = append(d.changes, fileChange{status: 'D', oldPath: p, path: p, oldID: e.ID, oldMode: e.Mode})
+	}
+	return nil
+}
+
+// read returns the entries of tree id (none for the zero id), parsed from
+// a buffer reused at the same slot. The entries' names alias the buffer.
+func (d *treeDiffer) read(id odb.ID, slot int) ([]odb.TreeEntry, error) {
+	if id.IsZero() {
+		return nil, nil
+	}
+	for len(d.bufs) <= slot {
+		d.bufs = append(d.bufs, nil)
+	}
+	typ, data, err := d.objs.Read(id, d.bufs[slot][:0])
+	if err != nil {
+		return nil, err
+	}
+	if typ != odb.TypeTree {
+		return nil, fmt.Errorf("object %s is a %v, not a tree", id, typ)
+	}
+	// The next read at this slot reuses the buffer; the entries of this
+	// tree are used before that, but keep a copy if a deeper read could
+	// reallocate into it (slots are distinct per depth, so it cannot).
+	d.bufs[slot] = data
+	return odb.ParseTree(data)
+}
+
+func joinPath(base, name []byte) []byte {
+	p := make([]byte, 0, len(base)+len(name)+1)
+	return append(append(p, base...), name...)
+}
+
+// baseNameCompare orders tree entries as git does: by name bytes, a
+// subtree's name compared as if it ended in '/'.
+func baseNameCompare(a []byte, am odb.Mode, b []byte, bm odb.Mode) int {
+	n := min(len(a), len(b))
+	if c := bytes.Compare(a[:n], b[:n]); c != 0 {
+		return c
+	}
+	var ca, cb byte
+	if n < len(a) {
+		ca = a[n]
+	} else if am.IsTree() {
+		ca = '/'
+	}
+	if n < len(b) {
+		cb = b[n]
+	} else if bm.IsTree() {
+		cb = '/'
+	}
+	switch {
+	case ca < cb:
+		return -1
+	case ca > cb:
+		return 1
+	}
+	return 0
+}
