@@ -1,0 +1,338 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/report"
+	"github.com/spindle-go/spindle/scan/rules"
+)
+
+// The parity tests build histories that hold every way a line comes and
+// goes, and check the in-process scan against git's own patches (always,
+// when git is installed: referenceFindings) and against gitleaks (when it
+// is installed too).
+
+// Secrets gitleaks' default rules find, distinct so that each finding
+// names its line.
+var paritySecrets = []string{
+	"aws_access_key_id = AKIAQYLPMN5HHHFPZAM2",
+	"token: ghp_R8PjZSQ6Lm3V0sKWb9xYfTu2cNgH1Ae4JdBq",
+	"slack = xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1",
+	"stripe_key = sk_live_51HbT6cKq0ewCwkzdRVeJbA7Xs4S2EHdyIn",
+	"password = \"Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5\"",
+	"api_key = 'a8f5f167f44f4964e6c998dee827110c'",
+	"gitlab: glpat-Tx9pL2vQ8mN4kR7sW1yZ",
+	"npm = npm_Vq3ZkWp8Lx2NmR5tYb7Hc9Jd4Fg6Ks1Ae0Tu",
+}
+
+func secretLine(i int) string { return paritySecrets[i%len(paritySecrets)] }
+
+// scenario builds one history in r.
+type scenario struct {
+	name  string
+	build func(r *repo)
+}
+
+func filler(n int, seed string) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "line %d of %s: the quick brown fox\n", i, seed)
+	}
+	return b.String()
+}
+
+var scenarios = []scenario{
+	{"moved and re-indented lines", func(r *repo) {
+		body := filler(20, "a")
+		r.write("conf/app.ini", "[main]\n"+secretLine(0)+"\n"+body+secretLine(1)+"\n")
+		r.commit("add config")
+		// Move the first secret to the end, re-indent the second.
+		r.write("conf/app.ini", "[main]\n"+body+"    "+secretLine(1)+"\n"+secretLine(0)+"\n")
+		r.commit("move lines")
+		// Move a block of lines holding a secret up, unchanged.
+		r.write("conf/app.ini", "    "+secretLine(1)+"\n"+secretLine(0)+"\n[main]\n"+body)
+		r.commit("move block")
+	}},
+	{"renames with and without edits", func(r *repo) {
+		body := filler(30, "b")
+		r.write("old/name.txt", body+secretLine(2)+"\n")
+		r.write("keep.txt", secretLine(3)+"\n"+body)
+		r.commit("files")
+		os.MkdirAll(filepath.Join(r.dir, "new"), 0o755)
+		r.git("mv", "old/name.txt", "new/name.txt")
+		r.commit("pure rename")
+		r.git("mv", "new/name.txt", "new/other.txt")
+		r.write("new/other.txt", body+secretLine(2)+"\n"+secretLine(4)+"\n")
+		r.commit("rename with edit")
+		r.git("mv", "keep.txt", "elsewhere.txt")
+		r.write("elsewhere.txt", secretLine(5)+"\n"+filler(3, "c"))
+		r.commit("rename below the threshold: a delete and an add")
+	}},
+	{"cherry-picks on two branches", func(r *repo) {
+		r.write("a.txt", filler(10, "d"))
+		r.commit("base")
+		r.git("branch", "side")
+		r.write("a.txt", filler(10, "d")+secretLine(6)+"\n")
+		r.commit("secret on main")
+		pick := r.ids["secret on main"]
+		r.git("checkout", "-q", "side")
+		r.write("b.txt", "other\n")
+		r.commit("side work")
+		r.git("cherry-pick", pick)
+		r.ids["picked"] = r.git("rev-parse", "HEAD")
+		r.git("checkout", "-q", "main")
+	}},
+	{"reverts and re-added secrets", func(r *repo) {
+		r.write("x.env", "A=1\n"+secretLine(7)+"\nB=2\n")
+		r.commit("add")
+		r.write("x.env", "A=1\nB=2\n")
+		r.commit("remove")
+		r.write("x.env", "A=1\n"+secretLine(7)+"\nB=2\n")
+		r.commit("re-add")
+		r.git("rm", "-q", "x.env")
+		r.commit("delete file")
+		r.write("x.env", secretLine(7)+"\n")
+		r.commit("file back")
+	}},
+	{"binary files and archives", func(r *repo) {
+		r.write("blob.bin", "\x00\x01"+secretLine(0)+"\n")
+		r.write("text-then-binary.txt", secretLine(1)+"\n")
+		r.commit("binary")
+		r.write("text-then-binary.txt", "\x00"+secretLine(1)+"\n"+secretLine(2)+"\n")
+		r.write("blob.bin", "now text\n"+secretLine(3)+"\n")
+		r.commit("flip")
+	}},
+	{"merges with conflict resolutions and octopus", func(r *repo) {
+		r.write("m.txt", "one\ntwo\nthree\n")
+		r.commit("base")
+		r.git("checkout", "-q", "-b", "left")
+		r.write("m.txt", "one\nleft "+secretLine(4)+"\nthree\n")
+		r.commit("left")
+		r.git("checkout", "-q", "main")
+		r.git("checkout", "-q", "-b", "right")
+		r.write("m.txt", "one\nright\nthree\n")
+		r.commit("right")
+		r.git("checkout", "-q", "main")
+		r.git("merge", "-q", "--no-edit", "left")
+		if _, err := r.try("merge", "-q", "--no-edit", "right"); err == nil {
+			r.t.Fatal("expected a conflict")
+		}
+		r.write("m.txt", "one\nresolved "+secretLine(5)+"\nthree\n")
+		r.commit("resolve")
+		// An octopus merge of three branches, each adding a file; the
+		// merge adds a line of its own (an "evil merge").
+		for i, b := range []string{"o1", "o2", "o3"} {
+			r.git("checkout", "-q", "-b", b, "main")
+			r.write(b+".txt", secretLine(i)+"\n")
+			r.commit(b)
+		}
+		r.git("checkout", "-q", "main")
+		r.git("merge", "-q", "--no-commit", "o1", "o2", "o3")
+		r.write("evil.txt", secretLine(6)+"\n")
+		r.commit("octopus")
+	}},
+	{"a root commit per branch", func(r *repo) {
+		r.write("main.txt", secretLine(0)+"\n")
+		r.commit("main root")
+		r.git("checkout", "-q", "--orphan", "pages")
+		r.git("rm", "-q", "-rf", ".")
+		r.write("index.html", "<p>"+secretLine(1)+"</p>\n")
+		r.commit("pages root")
+		r.git("checkout", "-q", "main")
+	}},
+	{"repeated lines and slides", func(r *repo) {
+		rep := strings.Repeat(secretLine(2)+"\n", 5)
+		r.write("rep.txt", "head\n"+rep+"tail\n")
+		r.commit("repeated")
+		r.write("rep.txt", "head\n"+rep+secretLine(2)+"\n"+rep+"tail\n")
+		r.commit("more repeats")
+		r.write("braces.go", "func a() {\n\tx := 1\n}\n\nfunc b() {\n\ty := 2\n}\n")
+		r.commit("braces")
+		r.write("braces.go", "func a() {\n\tx := 1\n}\n\nfunc n() {\n\t"+secretLine(3)+"\n}\n\nfunc b() {\n\ty := 2\n}\n")
+		r.commit("insert a function")
+	}},
+	{"names, modes, links, line ends", func(r *repo) {
+		r.write("My Documents/creds.txt", secretLine(4)+"\n")
+		r.write("tab\tname.txt", secretLine(5)+"\n")
+		r.write("quote\"d.txt", secretLine(6)+"\n")
+		r.write("ünïcödé.txt", secretLine(7)+"\n")
+		r.write("crlf.txt", "a\r\n"+secretLine(0)+"\r\n")
+		r.write("noeol.txt", "a\n"+secretLine(1))
+		r.commit("odd names")
+		r.write("noeol.txt", "a\n"+secretLine(1)+"\n"+secretLine(2))
+		r.write("crlf.txt", "a\r\n"+secretLine(0)+"\n")
+		if err := os.Symlink("My Documents/creds.txt", filepath.Join(r.dir, "link")); err == nil {
+			r.git("add", "link")
+		}
+		r.git("update-index", "--chmod=+x", "tab\tname.txt")
+		r.commit("edits, a link, a mode")
+		if err := os.Remove(filepath.Join(r.dir, "link")); err == nil {
+			r.write("link", secretLine(3)+"\n")
+			r.commit("link becomes a file")
+		}
+	}},
+	{"large files with common tails", func(r *repo) {
+		head, tail := filler(400, "head"), filler(900, "tail")
+		r.write("big.txt", head+tail)
+		r.commit("big")
+		r.write("big.txt", head+secretLine(4)+"\n"+tail)
+		r.commit("middle insert")
+		r.write("big.txt", strings.Replace(head, "line 7 of", secretLine(5)+" line 7 of", 1)+secretLine(4)+"\n"+tail)
+		r.commit("edit near the top")
+	}},
+	{"copies and submodules", func(r *repo) {
+		r.write("orig.txt", filler(8, "e")+secretLine(6)+"\n")
+		r.commit("orig")
+		r.write("copy.txt", filler(8, "e")+secretLine(6)+"\n")
+		r.commit("copy")
+		r.git("update-index", "--add", "--cacheinfo", "160000,1234567890123456789012345678901234567890,vendor/lib")
+		r.commit("submodule")
+	}},
+}
+
+// repoFor builds scenario s in a fresh repository.
+func repoFor(t *testing.T, s scenario) *repo {
+	r := newRepo(t)
+	s.build(r)
+	return r
+}
+
+// parityDetector is gitleaks' default config compiled by spindle, from
+// the module cache; the tests that use it skip when it is absent.
+func parityDetector(t *testing.T) (scan.Detector, string) {
+	t.Helper()
+	modcache, _ := exec.Command("go", "env", "GOMODCACHE").Output()
+	config := filepath.Join(strings.TrimSpace(string(modcache)), "github.com/zricethezav/gitleaks/v8@"+gitleaksVersion, "config", "gitleaks.toml")
+	cfg, err := rules.LoadFile(config)
+	if err != nil {
+		t.Skipf("gitleaks' default config: %v", err)
+	}
+	det, err := rules.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scan.Rules(det), config
+}
+
+// TestHistoryMatchesGitsPatches: on every scenario, the findings are
+// those of scanning the fragments of git's own `git log -p -U0` (the
+// patches gitleaks reads), finding for finding; and those of gitleaks
+// itself when it is installed. The merges' own lines are the one
+// difference, tagged.
+func TestHistoryMatchesGitsPatches(t *testing.T) {
+	det, config := parityDetector(t)
+	for _, s := range scenarios {
+		t.Run(s.name, func(t *testing.T) {
+			r := repoFor(t, s)
+			got, merges := historyKeys(t, det, r.dir, Options{})
+			want := referenceFindings(t, det, r.dir)
+			if a, b := diffKeys(got, want); len(a) > 0 || len(b) > 0 {
+				t.Errorf("in-process scan only: %v\ngit's patches only: %v", a, b)
+			}
+			if len(want) == 0 {
+				t.Errorf("the scenario plants no finding")
+			}
+			if bin, _ := gitleaksBinary(); bin != "" {
+				gl := gitleaksFindings(t, bin, config, r.dir)
+				if a, b := diffKeys(got, gl); len(a) > 0 || len(b) > 0 {
+					t.Errorf("spindle only: %v\ngitleaks only: %v", a, b)
+				}
+			}
+			t.Logf("%d findings, %d more in merges", len(got), len(merges))
+		})
+	}
+}
+
+// historyKeys runs Scan and returns its findings, those tagged as made by
+// a merge apart.
+func historyKeys(t *testing.T, det scan.Detector, dir string, opts Options) (found, merges []key) {
+	t.Helper()
+	var mu sync.Mutex
+	_, err := Scan(context.Background(), dir, opts, scan.Options{
+		Detector: det, ArchiveDepth: scan.NoArchives, Workers: 2,
+		OnFinding: func(f report.Finding) {
+			k := key{f.Commit, f.File, f.Line, f.RuleID, f.Secret}
+			mu.Lock()
+			defer mu.Unlock()
+			if slices.Contains(f.Tags, report.TagMerge) {
+				merges = append(merges, k)
+			} else {
+				found = append(found, k)
+			}
+		},
+		OnWarning: func(w scan.Warning) { t.Logf("warning: %v", w) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sortKeys(found), sortKeys(merges)
+}
+
+// referenceFindings scans the fragments of `git log -p -U0 --full-history
+// --all --diff-filter=tuxdb`, exactly the input gitleaks scans, with the
+// same detector.
+func referenceFindings(t *testing.T, det scan.Detector, dir string) []key {
+	t.Helper()
+	cmd := exec.Command("git", "-c", "core.quotePath=true", "log", "-p", "-U0", "--full-history", "--all",
+		"--diff-filter=tuxdb", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
+		"--format=%x01%H")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git log -p: %v", err)
+	}
+	pr := newPatchReader(bytes.NewReader(out))
+	src := &refSource{pr: pr}
+	var (
+		mu   sync.Mutex
+		keys []key
+	)
+	_, err = scan.ScanSources(context.Background(), scan.Options{Detector: det, ArchiveDepth: scan.NoArchives,
+		OnFinding: func(f report.Finding) {
+			mu.Lock()
+			keys = append(keys, key{f.Commit, f.File, f.Line, f.RuleID, f.Secret})
+			mu.Unlock()
+		}}, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sortKeys(keys)
+}
+
+// refSource lists the fragments of git's patches as objects.
+type refSource struct{ pr *patchReader }
+
+func (s *refSource) Enumerate(_ context.Context, b *scan.Batch) (bool, error) {
+	for range 64 {
+		fp, err := s.pr.next()
+		if err != nil {
+			return false, err
+		}
+		if fp == nil {
+			return false, nil
+		}
+		if fp.binary {
+			continue
+		}
+		commit := string(fp.commit)
+		for _, f := range fp.fragments {
+			text := f.text
+			b.Add(scan.Object{Name: fp.path, Size: int64(len(text)), Line: f.line,
+				Annotate: func(f *report.Finding) { f.Commit = commit },
+				Open:     func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(text)), nil }})
+		}
+	}
+	return true, nil
+}
