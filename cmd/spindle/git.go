@@ -222,4 +222,3 @@ func addHistory(a, b git.Stats) git.Stats {
 	a.Shallow = a.Shallow || b.Shallow
 	return a
 }
-

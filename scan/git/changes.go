@@ -138,13 +138,13 @@ func (cd *commitDiffer) merge(c *commit) ([]change, error) {
 // blobCache serves rename detection the sizes and signatures of the blobs
 // of one commit's diff.
 type blobCache struct {
-	objs  *gitrepo.Objects
+	objs *gitrepo.Objects
 	// worktree maps work-tree files an unstaged scan diffs to their paths
 	// (their content is not in the object database).
 	worktree map[odb.ID]string
-	sizes map[odb.ID]int64
-	sigs  map[odb.ID]*linediff.Signature
-	buf   []byte
+	sizes    map[odb.ID]int64
+	sigs     map[odb.ID]*linediff.Signature
+	buf      []byte
 }
 
 func (b *blobCache) reset() {

@@ -33,8 +33,8 @@ type history struct {
 
 	// Counters, updated by the workers.
 	diffed, quiet, binary, unreadable, fragments, blobBytes atomic.Int64
-	lineDiff                                               atomic.Int64 // nanoseconds, summed over workers
-	lost                                                   atomic.Int64 // warnings of the history itself
+	lineDiff                                                atomic.Int64 // nanoseconds, summed over workers
+	lost                                                    atomic.Int64 // warnings of the history itself
 }
 
 // unit is one distinct change to diff and scan, with every commit that
@@ -49,7 +49,7 @@ type unit struct {
 // commitMeta is what a finding reports of its commit, read once, when the
 // first finding of the commit needs it.
 type commitMeta struct {
-	once                            sync.Once
+	once                             sync.Once
 	id, author, email, date, subject string
 }
 
