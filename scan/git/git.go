@@ -71,6 +71,12 @@ var ErrNotRepository = gitrepo.ErrNotRepo
 // history the clone holds, which is cut at its boundary commits.
 var ErrShallow = errors.New("shallow clone: history before the boundary commits is not scanned (fetch with --unshallow or fetch-depth: 0)")
 
+// maxObject is the largest object a scan builds in memory: blobs beyond
+// maxDiffBlob are streamed or not read at all, and a commit or tree this
+// large is damage or an attack (git's own trees of a million entries take
+// about 40 MB).
+const maxObject = 128 << 20
+
 // repository is an opened repository: where it is, and its objects.
 type repository struct {
 	*gitrepo.Repo
@@ -93,7 +99,7 @@ func openRepo(path string, warn func(path, op string, err error)) (*repository, 
 	if err != nil {
 		return nil, fmt.Errorf("git: %w", err)
 	}
-	objs, warnings, err := r.OpenObjects(odb.Options{})
+	objs, warnings, err := r.OpenObjects(odb.Options{MaxObject: maxObject})
 	if err != nil {
 		return nil, fmt.Errorf("git: %w", err)
 	}

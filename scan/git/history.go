@@ -31,6 +31,9 @@ type history struct {
 	// in the object database) to their paths.
 	worktree map[odb.ID]string
 
+	// bigMu is held while a big change is diffed (see bigUnit).
+	bigMu sync.Mutex
+
 	// Counters, updated by the workers.
 	diffed, quiet, binary, unreadable, fragments, blobBytes atomic.Int64
 	lineDiff                                                atomic.Int64 // nanoseconds, summed over workers

@@ -110,6 +110,13 @@ func (s *unitSource) Enumerate(ctx context.Context, b *scan.Batch) (bool, error)
 
 // process diffs one unit and adds its fragments to b.
 func (h *history) process(u *unit, sc *unitScratch, mf scan.MayFinder, b *scan.Batch) {
+	if h.big(u) {
+		h.bigMu.Lock()
+		defer func() {
+			sc.dropBig()
+			h.bigMu.Unlock()
+		}()
+	}
 	start := time.Now()
 	defer func() { h.lineDiff.Add(int64(time.Since(start))) }()
 	var err error
@@ -152,6 +159,38 @@ func (h *history) process(u *unit, sc *unitScratch, mf scan.MayFinder, b *scan.B
 			line = hk.NewStart // git's header names the line before
 		}
 		h.fragment(u, newData[lo:hi], line, sc, mf, b)
+	}
+}
+
+// big reports whether a unit's blobs are big enough to be diffed one at a
+// time.
+func (h *history) big(u *unit) bool {
+	for _, id := range append([]odb.ID{u.oldID, u.newID}, u.parents...) {
+		if id.IsZero() {
+			continue
+		}
+		if _, size, err := h.repo.objs.Header(id); err == nil && size > bigUnit {
+			return true
+		}
+	}
+	return false
+}
+
+// dropBig lets go of buffers grown for a big change.
+func (sc *unitScratch) dropBig() {
+	for _, b := range []*[]byte{&sc.old, &sc.new, &sc.prev} {
+		if cap(*b) > bigUnit {
+			*b = nil
+		}
+	}
+	if cap(sc.prev) == 0 {
+		sc.prevID = odb.ID{}
+	}
+	if cap(sc.lines) > bigUnit/8 {
+		sc.lines = nil
+	}
+	if cap(sc.marks) > bigUnit {
+		sc.marks = nil
 	}
 }
 
@@ -244,6 +283,34 @@ func (h *history) binaryUnit(u *unit, b *scan.Batch) {
 	}})
 }
 
+// streamAddition scans a new file too large to diff in memory as one
+// fragment: every line of an added file is added, from line 1. Its first
+// 8000 bytes decide, as in git, whether it is binary.
+func (h *history) streamAddition(u *unit, b *scan.Batch) {
+	rd, err := h.repo.objs.Reader(u.newID)
+	if err != nil {
+		h.unreadable.Add(1)
+		b.Warn(u.path, "blob", fmt.Errorf("%s: %w", h.describe(u), objectError(err)))
+		return
+	}
+	head := make([]byte, 8000)
+	n, _ := io.ReadFull(rd, head)
+	rd.Close()
+	if linediff.IsBinary(head[:n]) {
+		h.binaryUnit(u, b)
+		return
+	}
+	h.fragments.Add(1)
+	id := u.newID
+	b.Add(scan.Object{Name: u.path, Size: -1, Line: 1, Expand: h.expand(u), Open: func() (io.ReadCloser, error) {
+		rd, err := h.repo.objs.Reader(id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h.describe(u), objectError(err))
+		}
+		return rd, nil
+	}})
+}
+
 // content reads the content a tree entry stands for: a blob, or for a
 // submodule the line git's diff shows for its commit.
 func (h *history) content(id odb.ID, mode odb.Mode, buf []byte) ([]byte, error) {
@@ -267,6 +334,9 @@ func (h *history) content(id odb.ID, mode odb.Mode, buf []byte) ([]byte, error) 
 	if size > bigFile {
 		return buf[:0], errTooBig // binary to git, whatever it holds
 	}
+	if size > maxDiffBlob {
+		return buf[:0], &tooLargeToDiff{id: id, size: size}
+	}
 	_, data, err := h.repo.objs.Read(id, buf[:0])
 	if err != nil {
 		return buf[:0], objectError(err)
@@ -277,11 +347,39 @@ func (h *history) content(id odb.ID, mode odb.Mode, buf []byte) ([]byte, error) 
 
 var errTooBig = errors.New("larger than git's big-file threshold (binary to git)")
 
+// maxDiffBlob is the largest blob diffed in memory: a change whose side is
+// larger cannot be diffed within the scan's memory bound, and is a
+// warning of lost data; a new file that large is scanned as a stream (all
+// its lines are added). git diffs up to its big-file threshold.
+const maxDiffBlob = 64 << 20
+
+// bigUnit is the size from which a change's blobs count as big: one big
+// change is diffed at a time, so that memory stays bounded whatever the
+// number of workers.
+const bigUnit = 8 << 20
+
+// tooLargeToDiff is the error of a blob over maxDiffBlob.
+type tooLargeToDiff struct {
+	id   odb.ID
+	size int64
+}
+
+func (e *tooLargeToDiff) Error() string {
+	return fmt.Sprintf("blob %s has %d bytes, more than the %d a change is diffed in memory with", e.id, e.size, maxDiffBlob)
+}
+
 // lose reports a unit that could not be read: a warning that names the
-// commit and path, counted as lost.
+// commit and path, counted as lost. A blob too big for git to diff makes
+// the change binary; a new file too big to diff here is scanned as one
+// stream.
 func (h *history) lose(u *unit, b *scan.Batch, err error) {
 	if errors.Is(err, errTooBig) {
 		h.binaryUnit(u, b)
+		return
+	}
+	var big *tooLargeToDiff
+	if errors.As(err, &big) && big.id == u.newID && u.oldID.IsZero() && u.parents == nil {
+		h.streamAddition(u, b)
 		return
 	}
 	h.unreadable.Add(1)
