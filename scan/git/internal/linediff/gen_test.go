@@ -20,8 +20,12 @@ type genStyle struct {
 
 var genStyles = []genStyle{
 	{"code", func(r *rand.Rand) ([]byte, []byte) { return editPair(r, codeFile(r, 5+r.IntN(60)), 1+r.IntN(6)) }},
-	{"tiny", func(r *rand.Rand) ([]byte, []byte) { return editPair(r, vocabFile(r, r.IntN(6), tinyVocab), 1+r.IntN(3)) }},
-	{"repeats", func(r *rand.Rand) ([]byte, []byte) { return editPair(r, vocabFile(r, 10+r.IntN(200), repeatVocab), 1+r.IntN(10)) }},
+	{"tiny", func(r *rand.Rand) ([]byte, []byte) {
+		return editPair(r, vocabFile(r, r.IntN(6), tinyVocab), 1+r.IntN(3))
+	}},
+	{"repeats", func(r *rand.Rand) ([]byte, []byte) {
+		return editPair(r, vocabFile(r, 10+r.IntN(200), repeatVocab), 1+r.IntN(10))
+	}},
 	{"blanks", func(r *rand.Rand) ([]byte, []byte) { return editPair(r, blankyFile(r, 10+r.IntN(80)), 1+r.IntN(5)) }},
 	{"crlf", func(r *rand.Rand) ([]byte, []byte) {
 		a, b := editPair(r, codeFile(r, 5+r.IntN(40)), 1+r.IntN(4))

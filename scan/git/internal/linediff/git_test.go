@@ -2,6 +2,9 @@ package linediff
 
 import (
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -28,4 +31,37 @@ func TestDiffMatchesGitOnHugeFiles(t *testing.T) {
 		pairs = append(pairs, pair{"huge-" + string(rune('a'+i)), a, b})
 	}
 	compareWithGit(t, pairs)
+}
+
+// caddyRepo is where the tests look for a copy of caddy's history
+// (LINEDIFF_REPO overrides it).
+const caddyRepo = "/work/data/caddy.git"
+
+func TestDiffMatchesGitOnCaddyHistory(t *testing.T) {
+	needGit(t)
+	repo := os.Getenv("LINEDIFF_REPO")
+	if repo == "" {
+		repo = caddyRepo
+	}
+	if _, err := os.Stat(repo); err != nil {
+		t.Skipf("no repository at %s (set LINEDIFF_REPO)", repo)
+	}
+	maxCommits := 0
+	if testing.Short() {
+		maxCommits = 300
+	}
+	compareHistory(t, repo, maxCommits)
+}
+
+func TestDiffMatchesGitOnOwnHistory(t *testing.T) {
+	needGit(t)
+	out, err := exec.Command("git", "rev-parse", "--git-common-dir").Output()
+	if err != nil {
+		t.Skip("not in a git repository")
+	}
+	maxCommits := 400
+	if testing.Short() {
+		maxCommits = 40
+	}
+	compareHistory(t, strings.TrimSpace(string(out)), maxCommits)
 }

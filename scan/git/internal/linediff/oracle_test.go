@@ -57,7 +57,7 @@ func gitCmd(t testing.TB, dir string, stdin io.Reader, args ...string) []byte {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = gitEnv(dir)
+	cmd.Env = gitEnv(t.TempDir())
 	cmd.Stdin = stdin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -70,7 +70,7 @@ func gitCmd(t testing.TB, dir string, stdin io.Reader, args ...string) []byte {
 
 // gitDiffFlags are the options that pin git's diff to the defaults Diff
 // implements, whatever a configuration says.
-var gitDiffFlags = []string{"--no-ext-diff", "--no-textconv", "--no-renames",
+var gitDiffFlags = []string{"--no-ext-diff", "--no-textconv",
 	"--diff-algorithm=myers", "--indent-heuristic", "-U0"}
 
 // gitHunks returns git's hunks for each pair (nil where the contents are
@@ -95,7 +95,7 @@ func gitHunks(t testing.TB, pairs []pair) ([][]Hunk, []bool) {
 		}
 	}
 	gitCmd(t, dir, &stream, "fast-import", "--quiet")
-	args := append([]string{"diff-tree", "-r", "-p"}, gitDiffFlags...)
+	args := append([]string{"diff-tree", "-r", "-p", "--no-renames"}, gitDiffFlags...)
 	out := gitCmd(t, dir, nil, append(args, "side0", "side1")...)
 
 	hunks := make([][]Hunk, len(pairs))
@@ -263,4 +263,118 @@ func readBlobs(t testing.TB, repo string, ids []string) map[string][]byte {
 		t.Fatalf("cat-file: %v", err)
 	}
 	return blobs
+}
+
+// historyPairs returns the (old, new) blob pairs of every file change of
+// repo's history (at most maxCommits commits, all when 0; merges against
+// each parent; renamed files with their sources), each with git's hunks and whether git called it binary, from one
+// `git log -p` and one cat-file.
+func historyPairs(t testing.TB, repo string, maxCommits int) ([]pair, [][]Hunk, []bool) {
+	t.Helper()
+	args := append([]string{"log", "--all", "-p", "--full-index", "--format=format:commit %H"}, gitDiffFlags...)
+	// Renames pair a file's versions across a move; -m diffs merges
+	// against each parent.
+	args = append(args, "-M", "-m")
+	if maxCommits > 0 {
+		args = append(args, "--max-count="+strconv.Itoa(maxCommits))
+	}
+	out := gitCmd(t, repo, nil, args...)
+
+	type section struct {
+		commit, path, old, new string
+		hunks                  []Hunk
+		binary, skip           bool
+	}
+	var secs []*section
+	var cur *section
+	commit := ""
+	for line := range bytes.Lines(out) {
+		s := string(bytes.TrimSuffix(line, []byte("\n")))
+		switch {
+		case strings.HasPrefix(s, "commit "):
+			commit = s[len("commit "):]
+			cur = nil
+		case strings.HasPrefix(s, "diff --git "):
+			cur = &section{commit: commit, path: s[len("diff --git "):], hunks: []Hunk{}}
+			secs = append(secs, cur)
+		case cur == nil:
+		case strings.HasPrefix(s, "@@ -"):
+			h, err := parseHunkHeader(line)
+			if err != nil {
+				t.Fatalf("git log: %v in %q", err, s)
+			}
+			cur.hunks = append(cur.hunks, h)
+		case len(cur.hunks) > 0:
+			// A line of a hunk's text.
+		case strings.HasPrefix(s, "index "):
+			f := strings.Fields(s)
+			ids := strings.SplitN(f[1], "..", 2)
+			if len(ids) != 2 {
+				t.Fatalf("git log: %q", s)
+			}
+			cur.old, cur.new = ids[0], ids[1]
+			if len(f) > 2 && f[2] == "160000" {
+				cur.skip = true
+			}
+		case strings.HasSuffix(s, " mode 160000"):
+			cur.skip = true // a submodule: no blobs
+		case strings.HasPrefix(s, "Binary files "):
+			cur.binary = true
+		}
+	}
+
+	var ids []string
+	for _, sec := range secs {
+		for _, id := range []string{sec.old, sec.new} {
+			if id != "" && strings.Trim(id, "0") != "" {
+				ids = append(ids, id)
+			}
+		}
+	}
+	blobs := readBlobs(t, repo, ids)
+	var pairs []pair
+	var hunks [][]Hunk
+	var binary []bool
+	for _, sec := range secs {
+		if sec.skip || sec.old == "" {
+			continue // a mode change or a pure rename: no content diff
+		}
+		pairs = append(pairs, pair{sec.commit[:12] + " " + sec.path, blobs[sec.old], blobs[sec.new]})
+		hunks = append(hunks, sec.hunks)
+		binary = append(binary, sec.binary)
+	}
+	return pairs, hunks, binary
+}
+
+// compareHistory diffs every file change of repo's history with Diff and
+// checks the hunks against git's.
+func compareHistory(t *testing.T, repo string, maxCommits int) {
+	pairs, want, binary := historyPairs(t, repo, maxCommits)
+	var d Differ
+	bad, hunks, bins := 0, 0, 0
+	for i, p := range pairs {
+		if binary[i] {
+			bins++
+			if !IsBinary(p.a) && !IsBinary(p.b) {
+				t.Errorf("%s: git says binary, IsBinary does not", p.name)
+			}
+			continue
+		}
+		if IsBinary(p.a) || IsBinary(p.b) {
+			t.Errorf("%s: IsBinary says binary, git does not", p.name)
+		}
+		got := d.Diff(p.a, p.b, nil)
+		hunks += len(got)
+		if formatHunks(got) != formatHunks(want[i]) {
+			bad++
+			if bad <= 5 {
+				t.Errorf("%s: hunks differ from git's\n got: %s\nwant: %s", p.name, formatHunks(got), formatHunks(want[i]))
+				dumpPair(t, p)
+			}
+		}
+	}
+	t.Logf("%s: %d file changes (%d binary), %d hunks, %d differ from git", repo, len(pairs), bins, hunks, bad)
+	if len(pairs) == 0 {
+		t.Errorf("%s: no file changes read", repo)
+	}
 }
