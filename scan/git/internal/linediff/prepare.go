@@ -1,0 +1,216 @@
+package linediff
+
+import (
+	"bytes"
+	"hash/maphash"
+)
+
+// This file turns two inputs into what the Myers search works on: lines,
+// equivalence classes of equal lines over both files, and the short lists
+// of lines worth searching once the common ends and the lines that cannot
+// (or need not) be matched are set aside.
+
+// What the discarding step decides for a line of the middle region, by how
+// many lines of the other file share its class.
+const (
+	matchNone = 0 // no line of the other file is equal: changed for sure
+	matchFew  = 1 // a few equal lines there: searched
+	matchMany = 2 // at least the limit: searched unless among discarded lines
+)
+
+const (
+	// matchLimitCap bounds the count that makes a class "many": the limit
+	// is about the square root of the file's line count, capped here.
+	matchLimitCap = 1024
+	// runWindow bounds how far from a many-match line the discarding step
+	// looks for the run of unmatched lines around it.
+	runWindow = 100
+	// runRatio: a many-match line is discarded when the run around it holds
+	// more than one unmatched line for every runRatio-1 many-match lines.
+	runRatio = 4
+)
+
+// bogosqrt is xdiff's cheap square root: the power of two 2^k with
+// 4^(k-1) <= n < 4^k (1 for n <= 0). Its exact value decides thresholds,
+// so it is not replaced by a true square root.
+func bogosqrt(n int) int {
+	i := 1
+	for ; n > 0; n >>= 2 {
+		i <<= 1
+	}
+	return i
+}
+
+// prepare splits a and b into lines, classifies the lines, trims the common
+// ends and chooses the lines the Myers search will see.
+func (d *Differ) prepare(a, b []byte) {
+	if !d.seeded {
+		d.seed = maphash.MakeSeed()
+		d.seeded = true
+	}
+	d.old.splitLines(a)
+	d.new.splitLines(b)
+	n1, n2 := d.old.lines(), d.new.lines()
+
+	size := 16
+	for size < 2*(n1+n2) {
+		size <<= 1
+	}
+	d.slots = resize(d.slots, size)
+	clear(d.slots)
+	d.classes = append(d.classes[:0], class{})
+	d.classify(&d.old, 0)
+	d.classify(&d.new, 1)
+
+	d.old.resetChanged()
+	d.new.resetChanged()
+	d.discard()
+}
+
+// resize returns s with length n, reusing its array when it is big enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+func (s *side) resetChanged() {
+	s.changedBuf = resize(s.changedBuf, s.lines()+2)
+	clear(s.changedBuf)
+}
+
+// classify gives each line of s (which is file 0, old, or 1, new) the class
+// of the equal lines met before it, or a new class, and counts the class's
+// lines in that file. Lines are equal when their bytes are, the newline
+// included: a last line without a newline differs from the same text with
+// one. The hash only finds candidates; bytes are compared on every hit.
+func (d *Differ) classify(s *side, file int) {
+	mask := uint64(len(d.slots) - 1)
+	n := s.lines()
+	s.class = resize(s.class, n)
+	for i := range n {
+		line := s.line(i)
+		h := maphash.Bytes(d.seed, line)
+		j := h & mask
+		var c int32
+		for {
+			sl := &d.slots[j]
+			if sl.class == 0 {
+				c = int32(len(d.classes))
+				d.classes = append(d.classes, class{fromNew: file == 1, line: int32(i)})
+				sl.hash, sl.class = h, c
+				break
+			}
+			if sl.hash == h && bytes.Equal(d.classLine(sl.class), line) {
+				c = sl.class
+				break
+			}
+			j = (j + 1) & mask
+		}
+		d.classes[c].count[file]++
+		s.class[i] = c
+	}
+}
+
+// classLine returns the line that represents class c.
+func (d *Differ) classLine(c int32) []byte {
+	cl := &d.classes[c]
+	if cl.fromNew {
+		return d.new.line(int(cl.line))
+	}
+	return d.old.line(int(cl.line))
+}
+
+// discard sets the common first and last lines aside (they are unchanged),
+// then decides for each line between them whether the search sees it.
+func (d *Differ) discard() {
+	o, n := &d.old, &d.new
+	n1, n2 := o.lines(), n.lines()
+	lim := min(n1, n2)
+	head := 0
+	for head < lim && o.class[head] == n.class[head] {
+		head++
+	}
+	tail := 0
+	for tail < lim-head && o.class[n1-1-tail] == n.class[n2-1-tail] {
+		tail++
+	}
+	d.choose(o, head, n1-tail, 1)
+	d.choose(n, head, n2-tail, 0)
+}
+
+// choose decides for lines [from, to) of s whether the search sees them;
+// other is the index (0 old, 1 new) of the other file. A line whose class
+// the other file lacks is changed whatever the search finds, so it is
+// marked changed and left out. A line whose class the other file holds many
+// times (at least the square-root limit) is left out too when it sits in a
+// run of mostly unmatched lines: such lines rarely anchor a good match and
+// cost the search the most. The rest are kept, in order, with their
+// classes, for the search.
+func (d *Differ) choose(s *side, from, to, other int) {
+	limit := min(bogosqrt(s.lines()), matchLimitCap)
+	act := resize(d.action, to-from)
+	d.action = act
+	for i := from; i < to; i++ {
+		nm := int(d.classes[s.class[i]].count[other])
+		switch {
+		case nm == 0:
+			act[i-from] = matchNone
+		case nm >= limit:
+			act[i-from] = matchMany
+		default:
+			act[i-from] = matchFew
+		}
+	}
+	s.kept = s.kept[:0]
+	s.keptClass = s.keptClass[:0]
+	for k, a := range act {
+		i := from + k
+		if a == matchFew || a == matchMany && !amidUnmatched(act, k) {
+			s.kept = append(s.kept, int32(i))
+			s.keptClass = append(s.keptClass, s.class[i])
+		} else {
+			s.setChanged(i, true)
+		}
+	}
+}
+
+// amidUnmatched reports whether the many-match line k of act should be
+// left out of the search. It counts, within runWindow lines on each side,
+// the run of lines that are unmatched or many-match, stopping at the first
+// line with a few matches. The line goes when both runs contain unmatched
+// lines and the unmatched lines outnumber the many-match ones (the line
+// itself counted on each side) by more than runRatio-1 to 1.
+func amidUnmatched(act []uint8, k int) bool {
+	lo := max(0, k-runWindow)
+	hi := min(len(act)-1, k+runWindow)
+	noneBefore, manyBefore := 0, 1
+	for j := k - 1; j >= lo; j-- {
+		if act[j] == matchNone {
+			noneBefore++
+		} else if act[j] == matchMany {
+			manyBefore++
+		} else {
+			break
+		}
+	}
+	if noneBefore == 0 {
+		return false
+	}
+	noneAfter, manyAfter := 0, 1
+	for j := k + 1; j <= hi; j++ {
+		if act[j] == matchNone {
+			noneAfter++
+		} else if act[j] == matchMany {
+			manyAfter++
+		} else {
+			break
+		}
+	}
+	if noneAfter == 0 {
+		return false
+	}
+	many := manyBefore + manyAfter
+	return many*runRatio < many+noneBefore+noneAfter
+}
