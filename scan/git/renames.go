@@ -245,8 +245,7 @@ func similarity(s, d *fileChange, minScore int, blobs blobSource) int {
 	if !ok1 || !ok2 {
 		return 0
 	}
-	maxSize, baseSize := max(ss, ds), min(ss, ds)
-	if float64(maxSize)*(maxScore-float64(minScore)) < float64(maxSize-baseSize)*maxScore {
+	if !linediff.SizesAllow(ss, ds, minScore) {
 		return 0
 	}
 	sa, ok1 := blobs.signature(s.oldID)
@@ -254,7 +253,7 @@ func similarity(s, d *fileChange, minScore int, blobs blobSource) int {
 	if !ok1 || !ok2 {
 		return 0
 	}
-	return linediff.Similarity(sa, sb, ss, ds, minScore)
+	return linediff.Similarity(sa, sb, minScore)
 }
 
 // basename is the part of a path after its last '/'.
