@@ -169,7 +169,7 @@ func (h *history) big(u *unit) bool {
 		if id.IsZero() {
 			continue
 		}
-		if _, size, err := h.repo.objs.Header(id); err == nil && size > bigUnit {
+		if size, err := h.repo.objs.Size(id); err == nil && size > bigUnit {
 			return true
 		}
 	}
@@ -324,12 +324,9 @@ func (h *history) content(id odb.ID, mode odb.Mode, buf []byte) ([]byte, error) 
 		h.blobBytes.Add(int64(len(data)))
 		return data, nil
 	}
-	typ, size, err := h.repo.objs.Header(id)
+	size, err := h.repo.objs.Size(id)
 	if err != nil {
 		return buf[:0], objectError(err)
-	}
-	if typ != odb.TypeBlob {
-		return buf[:0], fmt.Errorf("object %s is a %v, not a blob", id, typ)
 	}
 	if size > bigFile {
 		return buf[:0], errTooBig // binary to git, whatever it holds
@@ -337,9 +334,12 @@ func (h *history) content(id odb.ID, mode odb.Mode, buf []byte) ([]byte, error) 
 	if size > maxDiffBlob {
 		return buf[:0], &tooLargeToDiff{id: id, size: size}
 	}
-	_, data, err := h.repo.objs.Read(id, buf[:0])
+	typ, data, err := h.repo.objs.Read(id, buf[:0])
 	if err != nil {
 		return buf[:0], objectError(err)
+	}
+	if typ != odb.TypeBlob {
+		return data[:0], fmt.Errorf("object %s is a %v, not a blob", id, typ)
 	}
 	h.blobBytes.Add(int64(len(data)))
 	return data, nil
@@ -446,22 +446,13 @@ func changedRegion(old, new []byte) []byte {
 		}
 	}
 	hi := max(len(new)-s, lo)
-	lines := map[string]bool{}
-	for i := lo; i < hi; {
-		j := bytes.IndexByte(new[i:hi], '\n')
-		if j < 0 {
-			lines[string(new[i:hi])] = true
-			break
-		}
-		lines[string(new[i:i+j+1])] = true
-		i += j + 1
-	}
-	if len(lines) == 0 {
+	if hi == lo {
 		return new[lo:lo] // no line of new differs: nothing can be added
 	}
+	region := new[lo:hi]
 	for lo > 0 {
 		prev := bytes.LastIndexByte(new[:lo-1], '\n') + 1
-		if !lines[string(new[prev:lo])] {
+		if !hasLine(region, new[prev:lo]) {
 			break
 		}
 		lo = prev
@@ -471,12 +462,29 @@ func changedRegion(old, new []byte) []byte {
 		if j := bytes.IndexByte(new[hi:], '\n'); j >= 0 {
 			next = hi + j + 1
 		}
-		if !lines[string(new[hi:next])] {
+		if !hasLine(region, new[hi:next]) {
 			break
 		}
 		hi = next
 	}
 	return new[lo:hi]
+}
+
+// hasLine reports whether text holds line (with its newline, if it has
+// one) as one of its lines.
+func hasLine(text, line []byte) bool {
+	for i := 0; i <= len(text)-len(line); {
+		j := bytes.Index(text[i:], line)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if lineStart(text, at) && (at+len(line) == len(text) || line[len(line)-1] == '\n') {
+			return true
+		}
+		i = at + 1
+	}
+	return false
 }
 
 // lineStart reports whether offset i of b starts a line.

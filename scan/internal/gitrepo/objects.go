@@ -85,3 +85,9 @@ func (o *Objects) Header(id odb.ID) (odb.Type, int64, error) {
 func (o *Objects) Reader(id odb.ID) (*odb.Reader, error) {
 	return o.DB.Reader(o.Replacement(id))
 }
+
+// Size returns an object's size (see odb.DB.Size), replaced as
+// refs/replace says.
+func (o *Objects) Size(id odb.ID) (int64, error) {
+	return o.DB.Size(o.Replacement(id))
+}

@@ -387,3 +387,36 @@ func unhex(c byte) (byte, bool) {
 	}
 	return 0, false
 }
+
+// Size returns an object's size, as cheaply as the store allows: a packed
+// entry's header, a delta's declared result size (its first inflated
+// bytes; the chain below it is not walked), a loose object's header. It
+// does not check the type; Read does.
+func (db *DB) Size(id ID) (int64, error) {
+	if db.closed.Load() {
+		return 0, ErrClosed
+	}
+	s := db.getScratch()
+	defer db.putScratch(s)
+	for try := 0; ; try++ {
+		if p, pos, ok := db.find(&id); ok {
+			off := p.idx.offset(pos)
+			e, _, err := p.load(off, nil, 0)
+			if err == nil && e.h.typ >= ofsDelta {
+				var size int64
+				if _, size, err = p.deltaHeader(s, &e); err == nil {
+					return size, nil
+				}
+			}
+			if err != nil {
+				return 0, &CorruptError{ID: id, Path: p.path, Offset: off, Err: err}
+			}
+			return e.h.size, nil
+		}
+		_, size, err := db.headerLoose(s, id)
+		if try == 0 && errors.Is(err, ErrNotFound) && db.rescan() {
+			continue
+		}
+		return size, err
+	}
+}
