@@ -76,6 +76,9 @@ type unitScratch struct {
 	prev   []byte
 	lines  []int
 	marks  []uint8
+	// bigHeld says the worker holds history.bigMu for the change it is
+	// diffing.
+	bigHeld bool
 }
 
 // unitSource diffs a batch of units, a few per call.
@@ -110,17 +113,17 @@ func (s *unitSource) Enumerate(ctx context.Context, b *scan.Batch) (bool, error)
 
 // process diffs one unit and adds its fragments to b.
 func (h *history) process(u *unit, sc *unitScratch, mf scan.MayFinder, b *scan.Batch) {
-	if h.big(u) {
-		h.bigMu.Lock()
-		defer func() {
+	defer func() {
+		if sc.bigHeld {
 			sc.dropBig()
+			sc.bigHeld = false
 			h.bigMu.Unlock()
-		}()
-	}
+		}
+	}()
 	start := time.Now()
 	defer func() { h.lineDiff.Add(int64(time.Since(start))) }()
 	var err error
-	if sc.new, err = h.content(u.newID, u.newMode, sc.new); err != nil {
+	if sc.new, err = h.content(u.newID, u.newMode, sc.new, sc); err != nil {
 		h.lose(u, b, err)
 		return
 	}
@@ -132,7 +135,7 @@ func (h *history) process(u *unit, sc *unitScratch, mf scan.MayFinder, b *scan.B
 	if !u.oldID.IsZero() {
 		if u.oldID == sc.prevID && !u.oldMode.IsGitlink() {
 			sc.old, sc.prev = sc.prev, sc.old
-		} else if sc.old, err = h.content(u.oldID, u.oldMode, sc.old); err != nil {
+		} else if sc.old, err = h.content(u.oldID, u.oldMode, sc.old, sc); err != nil {
 			h.lose(u, b, err)
 			return
 		}
@@ -160,20 +163,6 @@ func (h *history) process(u *unit, sc *unitScratch, mf scan.MayFinder, b *scan.B
 		}
 		h.fragment(u, newData[lo:hi], line, sc, mf, b)
 	}
-}
-
-// big reports whether a unit's blobs are big enough to be diffed one at a
-// time.
-func (h *history) big(u *unit) bool {
-	for _, id := range append([]odb.ID{u.oldID, u.newID}, u.parents...) {
-		if id.IsZero() {
-			continue
-		}
-		if size, err := h.repo.objs.Size(id); err == nil && size > bigUnit {
-			return true
-		}
-	}
-	return false
 }
 
 // dropBig lets go of buffers grown for a big change.
@@ -207,7 +196,7 @@ func (h *history) processMerge(u *unit, sc *unitScratch, mf scan.MayFinder, b *s
 		var old []byte
 		if !pid.IsZero() {
 			var err error
-			if sc.old, err = h.content(pid, u.pmodes[i], sc.old); err != nil {
+			if sc.old, err = h.content(pid, u.pmodes[i], sc.old, sc); err != nil {
 				h.lose(u, b, err)
 				return
 			}
@@ -312,8 +301,12 @@ func (h *history) streamAddition(u *unit, b *scan.Batch) {
 }
 
 // content reads the content a tree entry stands for: a blob, or for a
-// submodule the line git's diff shows for its commit.
-func (h *history) content(id odb.ID, mode odb.Mode, buf []byte) ([]byte, error) {
+// submodule the line git's diff shows for its commit. A blob over bigUnit
+// is read only once the worker holds h.bigMu (kept until the change is
+// done), so that one big change is in memory at a time; one over
+// maxDiffBlob is not read (tooLargeToDiff), nor one over git's big-file
+// threshold (errTooBig).
+func (h *history) content(id odb.ID, mode odb.Mode, buf []byte, sc *unitScratch) ([]byte, error) {
 	if mode.IsGitlink() {
 		return append(buf[:0], "Subproject commit "+id.String()+"\n"...), nil
 	}
@@ -324,25 +317,34 @@ func (h *history) content(id odb.ID, mode odb.Mode, buf []byte) ([]byte, error) 
 		h.blobBytes.Add(int64(len(data)))
 		return data, nil
 	}
-	size, err := h.repo.objs.Size(id)
-	if err != nil {
-		return buf[:0], objectError(err)
+	limit := int64(bigUnit)
+	if sc.bigHeld {
+		limit = maxDiffBlob
 	}
-	if size > bigFile {
-		return buf[:0], errTooBig // binary to git, whatever it holds
+	for {
+		typ, data, err := h.repo.objs.ReadLimit(id, buf[:0], limit)
+		var tl *odb.TooLargeError
+		if errors.As(err, &tl) {
+			switch {
+			case tl.Size > bigFile:
+				return buf[:0], errTooBig // binary to git, whatever it holds
+			case tl.Size > maxDiffBlob:
+				return buf[:0], &tooLargeToDiff{id: id, size: tl.Size}
+			case !sc.bigHeld:
+				h.bigMu.Lock()
+				sc.bigHeld, limit = true, maxDiffBlob
+				continue
+			}
+		}
+		if err != nil {
+			return buf[:0], objectError(err)
+		}
+		if typ != odb.TypeBlob {
+			return data[:0], fmt.Errorf("object %s is a %v, not a blob", id, typ)
+		}
+		h.blobBytes.Add(int64(len(data)))
+		return data, nil
 	}
-	if size > maxDiffBlob {
-		return buf[:0], &tooLargeToDiff{id: id, size: size}
-	}
-	typ, data, err := h.repo.objs.Read(id, buf[:0])
-	if err != nil {
-		return buf[:0], objectError(err)
-	}
-	if typ != odb.TypeBlob {
-		return data[:0], fmt.Errorf("object %s is a %v, not a blob", id, typ)
-	}
-	h.blobBytes.Add(int64(len(data)))
-	return data, nil
 }
 
 var errTooBig = errors.New("larger than git's big-file threshold (binary to git)")

@@ -91,3 +91,9 @@ func (o *Objects) Reader(id odb.ID) (*odb.Reader, error) {
 func (o *Objects) Size(id odb.ID) (int64, error) {
 	return o.DB.Size(o.Replacement(id))
 }
+
+// ReadLimit reads an object of at most limit bytes (see odb.DB.ReadLimit),
+// replaced as refs/replace says.
+func (o *Objects) ReadLimit(id odb.ID, buf []byte, limit int64) (odb.Type, []byte, error) {
+	return o.DB.ReadLimit(o.Replacement(id), buf, limit)
+}

@@ -149,3 +149,52 @@ func hashOf(header string, content []byte) ID {
 	copy(id[:], h.Sum(nil))
 	return id
 }
+
+// TestSizeMatchesHeader: Size gives every object's size as Header does,
+// for whole entries, deltas (small and large) and loose objects.
+func TestSizeMatchesHeader(t *testing.T) {
+	dir := newRepo(t, true)
+	fastImport(t, dir, 30, 4, 40)
+	git(t, dir, nil, "repack", "-adq")
+	fastImport(t, dir, 5, 2, 10) // loose objects too
+	db, err := openRepo(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for id, want := range catFileAll(t, dir) {
+		got, err := db.Size(id)
+		if err != nil || got != int64(len(want.data)) {
+			t.Fatalf("Size(%s) = %d, %v; want %d", id, got, err, len(want.data))
+		}
+	}
+}
+
+// TestReadLimitGivesTheSize: ReadLimit refuses an object over its limit
+// with the object's size, for packed whole objects, deltas and loose
+// objects, and reads one within it.
+func TestReadLimitGivesTheSize(t *testing.T) {
+	dir := newRepo(t, true)
+	fastImport(t, dir, 30, 4, 40)
+	git(t, dir, nil, "repack", "-adq")
+	fastImport(t, dir, 5, 2, 10)
+	db, err := openRepo(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for id, want := range catFileAll(t, dir) {
+		n := int64(len(want.data))
+		if n < 2 {
+			continue
+		}
+		_, _, err := db.ReadLimit(id, nil, n-1)
+		var tl *TooLargeError
+		if !errors.As(err, &tl) || tl.Size != n || tl.ID != id {
+			t.Fatalf("ReadLimit(%s, %d): %v, want a TooLargeError of size %d", id, n-1, err, n)
+		}
+		if _, got, err := db.ReadLimit(id, nil, n); err != nil || !bytes.Equal(got, want.data) {
+			t.Fatalf("ReadLimit(%s, %d): %v", id, n, err)
+		}
+	}
+}

@@ -63,6 +63,7 @@ type scratch struct {
 	refs  []cacheKey // ref-delta targets met on the chain (loop check)
 	delta []byte     // a delta's inflated data
 	tmp   [2][]byte  // results of uncached intermediate deltas
+	limit int64      // ReadLimit's bound on the object read; 0: none
 }
 
 // maxScratch is the largest buffer a scratch keeps between reads; a
@@ -287,6 +288,30 @@ func (db *DB) entryError(id ID, p *Pack, pos int, err error) error {
 	return &CorruptError{ID: id, Path: p.path, Offset: p.idx.offset(pos), Err: err}
 }
 
+// ReadLimit is Read for an object of at most limit bytes: a larger one is
+// a *TooLargeError that gives its size, before anything is allocated for
+// it. A caller that handles large objects differently (streams them,
+// takes a lock first) learns the size this way at no extra cost.
+func (db *DB) ReadLimit(id ID, buf []byte, limit int64) (Type, []byte, error) {
+	if db.closed.Load() {
+		return 0, nil, ErrClosed
+	}
+	s := db.getScratch()
+	defer db.putScratch(s)
+	s.limit = limit
+	defer func() { s.limit = 0 }()
+	return db.read(s, id, buf)
+}
+
+// checkFinal refuses the object being read if it is larger than the
+// budget or the read's own limit.
+func (db *DB) checkFinal(s *scratch, size int64) error {
+	if s.limit > 0 && size > s.limit && s.limit < db.maxObject {
+		return &TooLargeError{Size: size, Limit: s.limit}
+	}
+	return db.checkSize(size)
+}
+
 // checkSize refuses an object larger than the budget before anything is
 // allocated for it.
 func (db *DB) checkSize(size int64) error {
@@ -388,6 +413,9 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
+// sizeProbe is the largest stored entry Size reads whole.
+const sizeProbe = 64 << 10
+
 // Size returns an object's size, as cheaply as the store allows: a packed
 // entry's header, a delta's declared result size (its first inflated
 // bytes; the chain below it is not walked), a loose object's header. It
@@ -401,10 +429,21 @@ func (db *DB) Size(id ID) (int64, error) {
 	for try := 0; ; try++ {
 		if p, pos, ok := db.find(&id); ok {
 			off := p.idx.offset(pos)
-			e, _, err := p.load(off, nil, 0)
+			// A small entry is read whole (one pread) and a delta in it
+			// inflated by the one-shot decoder: cheaper than starting a
+			// streaming one for its first bytes.
+			e, win, err := p.load(off, s.win[:0], sizeProbe)
+			s.win = win
 			if err == nil && e.h.typ >= ofsDelta {
 				var size int64
-				if _, size, err = p.deltaHeader(s, &e); err == nil {
+				if e.raw != nil {
+					if s.delta, err = p.inflate(s, &e, s.delta); err == nil {
+						_, size, _, err = deltaSizes(s.delta)
+					}
+				} else {
+					_, size, err = p.deltaHeader(s, &e)
+				}
+				if err == nil {
 					return size, nil
 				}
 			}

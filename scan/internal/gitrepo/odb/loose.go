@@ -113,7 +113,11 @@ func (db *DB) readLoose(s *scratch, id ID, dst []byte) (Type, []byte, error) {
 	data, err := io.ReadAll(io.LimitReader(f, st.Size()+1))
 	if err == nil {
 		var t Type
-		if t, dst, err = s.inf.inflateLoose(data, dst, db.maxObject); err == nil {
+		limit := db.maxObject
+		if s.limit > 0 {
+			limit = min(limit, s.limit)
+		}
+		if t, dst, err = s.inf.inflateLoose(data, dst, limit); err == nil {
 			return t, dst, nil
 		}
 		var big *TooLargeError

@@ -46,6 +46,9 @@ var errLoop = errors.New("delta chain loops")
 func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) (Type, []byte, error) {
 	key := cacheKey{p.num, off}
 	if t, data, ok := db.cache.get(key); ok {
+		if err := db.checkFinal(s, int64(len(data))); err != nil {
+			return 0, nil, err
+		}
 		return t, append(dst[:0], data...), nil
 	}
 	e, win, err := p.load(off, s.win[:0], bigEntry)
@@ -54,7 +57,7 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 		return 0, nil, err
 	}
 	if e.h.typ < ofsDelta {
-		if err := db.checkSize(e.h.size); err != nil {
+		if err := db.checkFinal(s, e.h.size); err != nil {
 			return 0, nil, err
 		}
 		out, err := p.inflate(s, &e, dst)
@@ -152,7 +155,11 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 		if err != nil {
 			return 0, nil, fmt.Errorf("delta at offset %d of %s: %w", l.e.off, l.p.path, err)
 		}
-		if err := db.checkSize(size); err != nil {
+		check := db.checkSize
+		if i == 0 {
+			check = func(n int64) error { return db.checkFinal(s, n) }
+		}
+		if err := check(size); err != nil {
 			return 0, nil, err
 		}
 		if i == 0 {
