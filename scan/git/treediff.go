@@ -28,8 +28,36 @@ type treeDiffer struct {
 	objs    *gitrepo.Objects
 	sel     *selection
 	changes []fileChange
-	// trees are read into buffers kept for the next diff, one per depth.
-	bufs [][]byte
+	// recent holds the trees read lately: a commit's trees are read again
+	// as its child's parent trees, and consecutive commits go to the same
+	// worker.
+	recent treeCache
+}
+
+// treeCache keeps the content of the trees read last, up to a byte
+// budget, dropping them all when it is full (consecutive commits share
+// most of what they read; older trees are rarely asked for again).
+type treeCache struct {
+	trees map[odb.ID][]byte
+	bytes int
+}
+
+const treeCacheBytes = 4 << 20
+
+func (c *treeCache) get(id odb.ID) ([]byte, bool) {
+	b, ok := c.trees[id]
+	return b, ok
+}
+
+func (c *treeCache) put(id odb.ID, data []byte) {
+	if len(data) > treeCacheBytes/8 {
+		return
+	}
+	if c.trees == nil || c.bytes+len(data) > treeCacheBytes {
+		c.trees, c.bytes = map[odb.ID][]byte{}, 0
+	}
+	c.trees[id] = data
+	c.bytes += len(data)
 }
 
 // maxTreeDepth bounds how deep trees nest (a hostile repository can make
@@ -49,11 +77,11 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("trees nested deeper than %d at %q", maxTreeDepth, base)
 	}
-	ea, err := d.read(a, 2*depth)
+	ea, err := d.read(a)
 	if err != nil {
 		return err
 	}
-	eb, err := d.read(b, 2*depth+1)
+	eb, err := d.read(b)
 	if err != nil {
 		return err
 	}
@@ -141,26 +169,23 @@ func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) er
 	return nil
 }
 
-// read returns the entries of tree id (none for the zero id), parsed from
-// a buffer reused at the same slot. The entries' names alias the buffer.
-func (d *treeDiffer) read(id odb.ID, slot int) ([]odb.TreeEntry, error) {
+// read returns the entries of tree id (none for the zero id). The entries'
+// names alias the tree's content, which is never written again.
+func (d *treeDiffer) read(id odb.ID) ([]odb.TreeEntry, error) {
 	if id.IsZero() {
 		return nil, nil
 	}
-	for len(d.bufs) <= slot {
-		d.bufs = append(d.bufs, nil)
+	if data, ok := d.recent.get(id); ok {
+		return odb.ParseTree(data)
 	}
-	typ, data, err := d.objs.Read(id, d.bufs[slot][:0])
+	typ, data, err := d.objs.Read(id, nil)
 	if err != nil {
 		return nil, err
 	}
 	if typ != odb.TypeTree {
 		return nil, fmt.Errorf("object %s is a %v, not a tree", id, typ)
 	}
-	// The next read at this slot reuses the buffer; the entries of this
-	// tree are used before that, but keep a copy if a deeper read could
-	// reallocate into it (slots are distinct per depth, so it cannot).
-	d.bufs[slot] = data
+	d.recent.put(id, data)
 	return odb.ParseTree(data)
 }
 

@@ -148,6 +148,14 @@ func (h *history) process(u *unit, sc *unitScratch, mf scan.MayFinder, b *scan.B
 		h.binaryUnit(u, b)
 		return
 	}
+	if u.oldID.IsZero() {
+		// A new file: git's patch adds all of it, in one hunk (an empty
+		// one has no hunk).
+		if len(newData) > 0 {
+			h.fragment(u, newData, 1, sc, mf, b)
+		}
+		return
+	}
 	if mf != nil && !mf.MayFind(sc.scratch, u.path, changedRegion(oldData, newData)) {
 		h.quiet.Add(1)
 		return
