@@ -40,6 +40,15 @@ type MayFinder interface {
 	MayFind(scratch any, path string, data []byte) bool
 }
 
+// CommitAllower is implemented by a Detector whose allowlists may name
+// commits, which only a history source can check: it asks, for each
+// finding and each commit that makes it, whether an allowlist drops it.
+// Rules implements it.
+type CommitAllower interface {
+	HasCommitAllowlists() bool
+	CommitAllows(commit, ruleID, path string, secret, match []byte) bool
+}
+
 // Rules adapts a compiled rule set to the engine:
 //
 //	det, err := rules.Compile(rules.Default())
@@ -66,4 +75,10 @@ func (r rulesDetector) Scan(s any, path string, data []byte, emit func(rules.Mat
 
 func (r rulesDetector) MayFind(s any, path string, data []byte) bool {
 	return s.(*rules.Scratch).MayFind(path, data)
+}
+
+func (r rulesDetector) HasCommitAllowlists() bool { return r.d.HasCommitAllowlists() }
+
+func (r rulesDetector) CommitAllows(commit, ruleID, path string, secret, match []byte) bool {
+	return r.d.CommitAllows(commit, ruleID, path, secret, match)
 }

@@ -240,9 +240,18 @@ func (h *history) diffCommits(ctx context.Context) (int64, error) {
 // change, with that commit's metadata and fingerprint.
 func (h *history) expand(u *unit) func(report.Finding, func(report.Finding)) {
 	merge := u.parents != nil
+	allow, _ := h.sopts.Detector.(scan.CommitAllower)
+	if allow != nil && !allow.HasCommitAllowlists() {
+		allow = nil
+	}
 	return func(f report.Finding, emit func(report.Finding)) {
+		path := f.File
 		f.File = h.opts.Prefix + f.File
 		for _, ci := range u.commits {
+			if allow != nil && !h.commits[ci].id.IsZero() &&
+				allow.CommitAllows(h.commits[ci].id.String(), f.RuleID, path, []byte(f.Secret), []byte(f.Match)) {
+				continue
+			}
 			g := f
 			if c := h.commits[ci]; c.id.IsZero() {
 				// The index or the work tree: no commit to name.

@@ -402,3 +402,36 @@ func TestShardsCoverTheHistoryExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitAllowlists: an allowlist that names a commit drops that
+// commit's findings, and only that commit's (the same change made again
+// by another commit is still reported), as in gitleaks.
+func TestCommitAllowlists(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", "x\n")
+	r.commit("base")
+	r.git("branch", "side")
+	r.write("a.txt", "x\n"+tok(1)+"\n")
+	first := r.commit("on main")
+	r.git("checkout", "-q", "side")
+	r.git("cherry-pick", first)
+	picked := r.git("rev-parse", "HEAD")
+	cfg, err := rules.Parse([]byte(testRules+"\n[[allowlists]]\ncommits = [\""+first+"\"]\n"), "t.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := rules.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var mu sync.Mutex
+	_, err = Scan(context.Background(), r.dir, Options{}, scan.Options{Detector: scan.Rules(d),
+		OnFinding: func(f report.Finding) { mu.Lock(); got = append(got, f.Commit); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{picked}) {
+		t.Errorf("findings in %v, want only the cherry-pick %s", got, picked)
+	}
+}
