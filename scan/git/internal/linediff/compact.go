@@ -140,6 +140,14 @@ func (d *Differ) compact(s, o *side) {
 			break
 		}
 		o.nextGroup(&og)
+		// Where both files go on with unchanged lines, every group is empty
+		// and facing an empty one: jump to the last of them.
+		if g.start == g.end && og.start == og.end {
+			if k := min(s.unchangedRun(g.end), o.unchangedRun(og.end)) - 1; k > 0 {
+				g.start, g.end = g.start+k, g.end+k
+				og.start, og.end = og.start+k, og.end+k
+			}
+		}
 	}
 }
 

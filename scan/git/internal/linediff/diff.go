@@ -55,9 +55,10 @@ type side struct {
 	data   []byte  // the (tail-trimmed) input
 	starts []int32 // line i is data[starts[i]:starts[i+1]]; len = lines+1
 	class  []int32 // class of each line
-	// changedBuf[i+1] reports whether line i is changed; changedBuf[0] and
-	// changedBuf[lines+1] stay false.
-	changedBuf []bool
+	// changedBuf[i+1] is 1 when line i is changed, 0 when not;
+	// changedBuf[0] and changedBuf[lines+1] stay 0. Bytes, not bools, so
+	// that a run of unchanged lines is skipped with bytes.IndexByte.
+	changedBuf []byte
 
 	// kept lists, in order, the lines handed to the Myers search (those
 	// the discarding step keeps), and keptClass their classes.
@@ -88,9 +89,29 @@ func (s *side) lines() int { return len(s.starts) - 1 }
 
 func (s *side) line(i int) []byte { return s.data[s.starts[i]:s.starts[i+1]] }
 
-func (s *side) changed(i int) bool { return s.changedBuf[i+1] }
+func (s *side) changed(i int) bool { return s.changedBuf[i+1] != 0 }
 
-func (s *side) setChanged(i int, v bool) { s.changedBuf[i+1] = v }
+func (s *side) setChanged(i int, v bool) {
+	var b byte
+	if v {
+		b = 1
+	}
+	s.changedBuf[i+1] = b
+}
+
+// unchangedRun returns how many lines from line i on are unchanged (0 when
+// i is changed or past the last line).
+func (s *side) unchangedRun(i int) int {
+	n := s.lines()
+	if i >= n {
+		return 0
+	}
+	k := bytes.IndexByte(s.changedBuf[i+1:n+1], 1)
+	if k < 0 {
+		return n - i
+	}
+	return k
+}
 
 // Diff appends to dst the hunks of `git diff -U0` from a to b, in order,
 // and returns dst. It reproduces git's default line diff exactly: Myers'
@@ -101,7 +122,9 @@ func (d *Differ) Diff(a, b []byte, dst []Hunk) []Hunk {
 	if bytes.Equal(a, b) {
 		return dst
 	}
-	if len(a) > MaxSize || len(b) > MaxSize {
+	if len(a) == 0 || len(b) == 0 || len(a) > MaxSize || len(b) > MaxSize {
+		// An added or deleted file is one hunk; so is, for want of better,
+		// an input too large for git to diff.
 		return append(dst, Hunk{0, countLines(a), 0, countLines(b)})
 	}
 	na, nb := trimCommonTail(a, b)
@@ -149,11 +172,18 @@ func trimCommonTail(a, b []byte) (int, int) {
 	return len(a) - cut, len(b) - cut
 }
 
-// splitLines records the line starts of data in s.starts.
-func (s *side) splitLines(data []byte) {
+// splitLines records the line starts of data in s.starts. The first
+// len(shared) lines, which end at offset prefix, are those of another file
+// with the same first prefix bytes: their starts are copied, not searched
+// for again.
+func (s *side) splitLines(data []byte, shared []int32, prefix int) {
 	s.data = data
-	s.starts = s.starts[:0]
-	for off := 0; off < len(data); {
+	s.starts = append(s.starts[:0], shared...)
+	off := 0
+	if len(shared) > 0 {
+		off = prefix
+	}
+	for off < len(data) {
 		s.starts = append(s.starts, int32(off))
 		i := bytes.IndexByte(data[off:], '\n')
 		if i < 0 {
@@ -171,17 +201,28 @@ func (s *side) splitLines(data []byte) {
 func (d *Differ) hunks(dst []Hunk) []Hunk {
 	o, n := &d.old, &d.new
 	n1, n2 := o.lines(), n.lines()
-	for i1, i2 := 0, 0; i1 < n1 || i2 < n2; i1, i2 = i1+1, i2+1 {
-		if i1 <= n1 && o.changed(i1) || i2 <= n2 && n.changed(i2) {
-			s1, s2 := i1, i2
-			for i1 <= n1 && o.changed(i1) {
-				i1++
-			}
-			for i2 <= n2 && n.changed(i2) {
-				i2++
-			}
-			dst = append(dst, Hunk{s1, i1 - s1, s2, i2 - s2})
+	i1, i2 := 0, 0
+	for i1 < n1 || i2 < n2 {
+		// Skip the pairs of unchanged lines.
+		k := min(o.unchangedRun(i1), n.unchangedRun(i2))
+		i1, i2 = i1+k, i2+k
+		if i1 >= n1 && i2 >= n2 {
+			break
 		}
+		s1, s2 := i1, i2
+		for i1 < n1 && o.changed(i1) {
+			i1++
+		}
+		for i2 < n2 && n.changed(i2) {
+			i2++
+		}
+		if i1 == s1 && i2 == s2 {
+			// Unreachable while both files keep as many unchanged lines;
+			// stepping on keeps the loop finite whatever happens.
+			i1, i2 = i1+1, i2+1
+			continue
+		}
+		dst = append(dst, Hunk{s1, i1 - s1, s2, i2 - s2})
 	}
 	return dst
 }

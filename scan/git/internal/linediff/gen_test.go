@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -237,27 +238,27 @@ func runsFile(r *rand.Rand, runs int) []byte {
 // (over 65,536 in both files) for the search to try its snake heuristic
 // before it gives up at cost 512.
 func hugePair(r *rand.Rand) ([]byte, []byte) {
-	vocab := make([]string, 5000)
-	for i := range vocab {
-		vocab[i] = fmt.Sprintf("v%d\n", i)
-	}
-	return editPair(r, vocabFile(r, 34000+r.IntN(2000), vocab), 300+r.IntN(600))
+	return editPair(r, vocabFile(r, 34000+r.IntN(2000), hugeVocab), 300+r.IntN(600))
 }
 
 // hugeSkewPair is hugePair with the first part of the new file heavily
 // edited and the rest lightly: the forward search moves slowly where the
 // backward one finds long snakes.
 func hugeSkewPair(r *rand.Rand) ([]byte, []byte) {
-	vocab := make([]string, 5000)
-	for i := range vocab {
-		vocab[i] = fmt.Sprintf("v%d\n", i)
-	}
-	head := vocabFile(r, 4000+r.IntN(4000), vocab)
-	tail := vocabFile(r, 30000, vocab)
+	head := vocabFile(r, 4000+r.IntN(4000), hugeVocab)
+	tail := vocabFile(r, 30000, hugeVocab)
 	_, h := editPair(r, head, 1500+r.IntN(1000))
 	_, t := editPair(r, tail, 100+r.IntN(200))
 	return cat(head, tail), cat(h, t)
 }
+
+var hugeVocab = func() []string {
+	v := make([]string, 5000)
+	for i := range v {
+		v[i] = fmt.Sprintf("v%d\n", i)
+	}
+	return v
+}()
 
 func manyMatchFile(r *rand.Rand, n int) []byte {
 	var b bytes.Buffer
@@ -332,29 +333,23 @@ func editPair(r *rand.Rand, base []byte, k int) ([]byte, []byte) {
 	for range k {
 		pos := r.IntN(len(b) + 1)
 		n := 1 + r.IntN(4)
+		end := min(len(b), pos+n)
 		switch r.IntN(6) {
 		case 0, 1: // insert
 			ins := bytes.SplitAfter(vocabFile(r, n, codeVocab), []byte("\n"))
-			ins = ins[:len(ins)-1]
-			b = append(b[:pos], append(ins, b[pos:]...)...)
+			b = slices.Insert(b, pos, ins[:len(ins)-1]...)
 		case 2: // delete
-			end := min(len(b), pos+n)
-			b = append(b[:pos], b[end:]...)
+			b = slices.Delete(b, pos, end)
 		case 3: // replace
-			end := min(len(b), pos+n)
 			for i := pos; i < end; i++ {
 				b[i] = []byte(pickLine(r, codeVocab))
 			}
 		case 4: // duplicate a block in place
-			end := min(len(b), pos+n)
-			dup := append([][]byte{}, b[pos:end]...)
-			b = append(b[:end], append(dup, b[end:]...)...)
+			b = slices.Insert(b, end, slices.Clone(b[pos:end])...)
 		case 5: // move a block
-			end := min(len(b), pos+n)
-			blk := append([][]byte{}, b[pos:end]...)
-			b = append(b[:pos], b[end:]...)
-			to := r.IntN(len(b) + 1)
-			b = append(b[:to], append(blk, b[to:]...)...)
+			blk := slices.Clone(b[pos:end])
+			b = slices.Delete(b, pos, end)
+			b = slices.Insert(b, r.IntN(len(b)+1), blk...)
 		}
 	}
 	// A last line without newline moved into the middle would glue two

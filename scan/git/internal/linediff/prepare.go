@@ -2,7 +2,10 @@ package linediff
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
+	"slices"
 )
 
 // This file turns two inputs into what the Myers search works on: lines,
@@ -43,28 +46,63 @@ func bogosqrt(n int) int {
 
 // prepare splits a and b into lines, classifies the lines, trims the common
 // ends and chooses the lines the Myers search will see.
+//
+// The lines of the longest common prefix made of whole lines are the same
+// bytes in both files, so they are split and hashed once and counted for
+// both: in the history of a file most of each version is such a prefix.
+// This is only a shortcut; the classes are those of classifying each file
+// on its own.
 func (d *Differ) prepare(a, b []byte) {
 	if !d.seeded {
 		d.seed = maphash.MakeSeed()
 		d.seeded = true
 	}
-	d.old.splitLines(a)
-	d.new.splitLines(b)
+	p := commonLinesPrefix(a, b)
+	d.old.splitLines(a, nil, p)
+	// Lines [0, common) are the shared prefix: those that start before p.
+	common, _ := slices.BinarySearch(d.old.starts, int32(p))
+	d.new.splitLines(b, d.old.starts[:common], p)
 	n1, n2 := d.old.lines(), d.new.lines()
 
 	size := 16
-	for size < 2*(n1+n2) {
+	for size < 2*(n1+n2-common) {
 		size <<= 1
 	}
 	d.slots = resize(d.slots, size)
 	clear(d.slots)
 	d.classes = append(d.classes[:0], class{})
-	d.classify(&d.old, 0)
-	d.classify(&d.new, 1)
+	d.old.class = resize(d.old.class, n1)
+	d.new.class = resize(d.new.class, n2)
+	d.classify(&d.old, 0, 0, common, true)
+	copy(d.new.class, d.old.class[:common])
+	d.classify(&d.old, 0, common, n1, false)
+	d.classify(&d.new, 1, common, n2, false)
 
 	d.old.resetChanged()
 	d.new.resetChanged()
-	d.discard()
+	d.discard(common)
+}
+
+// commonLinesPrefix returns the length of the longest common prefix of a
+// and b that ends with a newline (0 if there is none).
+func commonLinesPrefix(a, b []byte) int {
+	const chunk = 256
+	n := min(len(a), len(b))
+	i := 0
+	for i+chunk <= n && bytes.Equal(a[i:i+chunk], b[i:i+chunk]) {
+		i += chunk
+	}
+	for ; i+8 <= n; i += 8 {
+		x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:])
+		if x != 0 {
+			i += bits.TrailingZeros64(x) / 8
+			return bytes.LastIndexByte(a[:i], '\n') + 1
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return bytes.LastIndexByte(a[:i], '\n') + 1
 }
 
 // resize returns s with length n, reusing its array when it is big enough.
@@ -80,16 +118,15 @@ func (s *side) resetChanged() {
 	clear(s.changedBuf)
 }
 
-// classify gives each line of s (which is file 0, old, or 1, new) the class
-// of the equal lines met before it, or a new class, and counts the class's
-// lines in that file. Lines are equal when their bytes are, the newline
+// classify gives each line [from, to) of s (which is file 0, old, or 1,
+// new) the class of the equal lines met before it, or a new class, and
+// counts the class's lines in that file, or in both when both is set (the
+// shared prefix). Lines are equal when their bytes are, the newline
 // included: a last line without a newline differs from the same text with
 // one. The hash only finds candidates; bytes are compared on every hit.
-func (d *Differ) classify(s *side, file int) {
+func (d *Differ) classify(s *side, file, from, to int, both bool) {
 	mask := uint64(len(d.slots) - 1)
-	n := s.lines()
-	s.class = resize(s.class, n)
-	for i := range n {
+	for i := from; i < to; i++ {
 		line := s.line(i)
 		h := maphash.Bytes(d.seed, line)
 		j := h & mask
@@ -108,7 +145,12 @@ func (d *Differ) classify(s *side, file int) {
 			}
 			j = (j + 1) & mask
 		}
-		d.classes[c].count[file]++
+		if both {
+			d.classes[c].count[0]++
+			d.classes[c].count[1]++
+		} else {
+			d.classes[c].count[file]++
+		}
 		s.class[i] = c
 	}
 }
@@ -123,12 +165,13 @@ func (d *Differ) classLine(c int32) []byte {
 }
 
 // discard sets the common first and last lines aside (they are unchanged),
-// then decides for each line between them whether the search sees it.
-func (d *Differ) discard() {
+// then decides for each line between them whether the search sees it. The
+// first common lines are the shared prefix, equal without a look.
+func (d *Differ) discard(common int) {
 	o, n := &d.old, &d.new
 	n1, n2 := o.lines(), n.lines()
 	lim := min(n1, n2)
-	head := 0
+	head := common
 	for head < lim && o.class[head] == n.class[head] {
 		head++
 	}
@@ -163,17 +206,20 @@ func (d *Differ) choose(s *side, from, to, other int) {
 			act[i-from] = matchFew
 		}
 	}
-	s.kept = s.kept[:0]
-	s.keptClass = s.keptClass[:0]
+	kept := resize(s.kept, len(act))
+	keptClass := resize(s.keptClass, len(act))
+	nk := 0
 	for k, a := range act {
 		i := from + k
 		if a == matchFew || a == matchMany && !amidUnmatched(act, k) {
-			s.kept = append(s.kept, int32(i))
-			s.keptClass = append(s.keptClass, s.class[i])
+			kept[nk] = int32(i)
+			keptClass[nk] = s.class[i]
+			nk++
 		} else {
 			s.setChanged(i, true)
 		}
 	}
+	s.kept, s.keptClass = kept[:nk], keptClass[:nk]
 }
 
 // amidUnmatched reports whether the many-match line k of act should be
