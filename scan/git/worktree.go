@@ -58,8 +58,11 @@ func scanWorktree(ctx context.Context, path string, sopts scan.Options, staged b
 		return st, err
 	}
 	start := time.Now()
-	ents, err := gitrepo.Read(r.IndexFile(), r.HashSize)
-	if err != nil && !os.IsNotExist(err) {
+	x, err := gitrepo.ReadIndex(r.IndexFile(), r.HashSize)
+	if os.IsNotExist(err) {
+		x, err = &gitrepo.Index{}, nil
+	}
+	if err != nil {
 		return st, fmt.Errorf("git: index: %w", err)
 	}
 	// One commit stands for the commit to be: no id, no metadata.
@@ -67,9 +70,9 @@ func scanWorktree(ctx context.Context, path string, sopts scan.Options, staged b
 	h.meta = make([]commitMeta, 1)
 	var fcs []fileChange
 	if staged {
-		fcs, err = h.stagedChanges(ents)
+		fcs, err = h.stagedChanges(x)
 	} else {
-		fcs, err = h.unstagedChanges(ents)
+		fcs, err = h.unstagedChanges(x.Entries)
 	}
 	if err != nil {
 		return st, err
@@ -103,9 +106,12 @@ func scanWorktree(ctx context.Context, path string, sopts scan.Options, staged b
 }
 
 // stagedChanges compares the index with HEAD's tree: the changes a commit
-// would make.
-func (h *history) stagedChanges(ents []gitrepo.Entry) ([]fileChange, error) {
-	head := map[string]odb.TreeEntry{}
+// would make. The two are walked together, directory by directory (the
+// index is sorted as a tree walk lists paths); a directory whose index
+// entries the cache-tree extension records as exactly a tree equal to
+// HEAD's is skipped without reading it, so a hook on a large repository
+// with a few files staged reads only the directories above them.
+func (h *history) stagedChanges(x *gitrepo.Index) ([]fileChange, error) {
 	var headTree odb.ID
 	if hex, err := h.repo.ReadRef("HEAD"); err == nil {
 		w := &walker{objs: h.repo.objs, repo: h.repo.Repo, cache: map[odb.ID]*commit{}}
@@ -121,60 +127,144 @@ func (h *history) stagedChanges(ents []gitrepo.Entry) ([]fileChange, error) {
 	} else if !os.IsNotExist(err) {
 		return nil, fmt.Errorf("git: HEAD: %w", err)
 	}
-	td := &treeDiffer{objs: h.repo.objs, sel: h.sel}
-	// What HEAD's tree holds, flattened: the index is a flat sorted list.
-	// Sparse-index directories are compared as trees.
-	if !headTree.IsZero() {
-		if err := td.diff(odb.ID{}, headTree); err != nil {
-			return nil, fmt.Errorf("git: HEAD's tree: %w", err)
-		}
-		for _, fc := range td.changes {
-			head[fc.path] = odb.TreeEntry{Mode: fc.newMode, ID: fc.newID}
-		}
-	}
-	var fcs []fileChange
-	inIndex := map[string]bool{}
-	for _, e := range ents {
+	sd := &stagedDiff{td: &treeDiffer{objs: h.repo.objs, sel: h.sel}, trees: x.Trees}
+	for _, e := range x.Entries {
 		if e.Stage != 0 || e.IntentToAdd || len(e.ID) != odb.IDSize {
-			inIndex[e.Path] = true // an unresolved conflict: git diff --staged shows no lines
+			// An unresolved conflict or an intent to add: git diff
+			// --staged shows no lines for it.
+			sd.conflicts = append(sd.conflicts, e.Path)
 			continue
 		}
-		var id odb.ID
-		copy(id[:], e.ID)
-		mode := odb.Mode(e.Mode)
-		if e.Mode == gitrepo.ModeDir {
-			// A sparse index's directory: everything under it is as
-			// that tree says.
-			prefix := strings.TrimSuffix(e.Path, "/") + "/"
-			sub := &treeDiffer{objs: h.repo.objs, sel: h.sel}
-			if err := sub.diff(odb.ID{}, id); err != nil {
-				return nil, fmt.Errorf("git: index directory %s: %w", e.Path, err)
-			}
-			for _, fc := range sub.changes {
-				p := prefix + fc.path
-				inIndex[p] = true
-				fcs = append(fcs, stagedChange(p, head, fc.newID, fc.newMode)...)
-			}
-			continue
-		}
-		inIndex[e.Path] = true
-		fcs = append(fcs, stagedChange(e.Path, head, id, mode)...)
+		sd.ents = append(sd.ents, e)
 	}
-	for p, he := range head {
-		if !inIndex[p] {
-			fcs = append(fcs, fileChange{status: 'D', oldPath: p, path: p, oldID: he.ID, oldMode: he.Mode})
-		}
+	if err := sd.dir("", headTree, sd.ents); err != nil {
+		return nil, err
 	}
-	slices.SortFunc(fcs, func(a, b fileChange) int { return strings.Compare(a.path, b.path) })
-	return fcs, nil
+	return sd.out, nil
 }
 
-// stagedChange is the change of one index path against HEAD, if any.
-func stagedChange(path string, head map[string]odb.TreeEntry, id odb.ID, mode odb.Mode) []fileChange {
-	he, ok := head[path]
+// stagedDiff is one walk of HEAD's tree against the index.
+type stagedDiff struct {
+	td        *treeDiffer
+	trees     map[string][]byte // the cache-tree: directory -> tree id
+	ents      []gitrepo.Entry
+	conflicts []string // paths in conflict: neither added nor deleted
+	out       []fileChange
+}
+
+// dir compares the index entries under directory dir ("" or "a/b") with
+// HEAD's tree of that directory (the zero id: none).
+func (sd *stagedDiff) dir(dir string, tree odb.ID, ents []gitrepo.Entry) error {
+	if id, ok := sd.trees[dir]; ok && !tree.IsZero() && string(id) == string(tree[:]) {
+		return nil // the index holds exactly HEAD's tree here
+	}
+	head, err := sd.td.read(tree)
+	if err != nil {
+		return fmt.Errorf("git: HEAD's tree at %q: %w", dir, err)
+	}
+	prefix := dir
+	if prefix != "" {
+		prefix += "/"
+	}
+	i := 0
+	for _, he := range head {
+		name := string(he.Name)
+		full := prefix + name
+		// Index entries before this name: additions (files, or the files
+		// of directories HEAD lacks).
+		for i < len(ents) && entryBefore(ents[i].Path[len(prefix):], name, he.Mode.IsTree()) {
+			j, err := sd.indexOnly(prefix, ents, i)
+			if err != nil {
+				return err
+			}
+			i = j
+		}
+		if he.Mode.IsTree() {
+			j := i
+			for j < len(ents) && strings.HasPrefix(ents[j].Path, full+"/") {
+				j++
+			}
+			if j == i+1 && ents[i].Mode == gitrepo.ModeDir && ents[i].Path == full+"/" {
+				// A sparse index's directory: a tree of its own.
+				var id odb.ID
+				copy(id[:], ents[i].ID)
+				if err := sd.treeChanges(full+"/", he.ID, id); err != nil {
+					return err
+				}
+			} else if err := sd.dir(full, he.ID, ents[i:j]); err != nil {
+				return err
+			}
+			i = j
+			continue
+		}
+		if i < len(ents) && ents[i].Path == full {
+			var id odb.ID
+			copy(id[:], ents[i].ID)
+			sd.out = append(sd.out, stagedChange(full, he, id, odb.Mode(ents[i].Mode))...)
+			i++
+			continue
+		}
+		if !sd.inConflict(full) {
+			sd.out = append(sd.out, fileChange{status: 'D', oldPath: full, path: full, oldID: he.ID, oldMode: he.Mode})
+		}
+	}
+	for i < len(ents) {
+		j, err := sd.indexOnly(prefix, ents, i)
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// entryBefore reports whether an index path (relative to the directory)
+// sorts before a HEAD entry name, in git's order.
+func entryBefore(rel, name string, isTree bool) bool {
+	if isTree {
+		name += "/"
+	}
+	return rel < name && !strings.HasPrefix(rel, name)
+}
+
+// indexOnly records the index entry at i, which HEAD lacks, as an
+// addition (a sparse directory entry adds its whole tree), and returns
+// the next index.
+func (sd *stagedDiff) indexOnly(prefix string, ents []gitrepo.Entry, i int) (int, error) {
+	e := ents[i]
+	var id odb.ID
+	copy(id[:], e.ID)
+	if e.Mode == gitrepo.ModeDir {
+		return i + 1, sd.treeChanges(e.Path, odb.ID{}, id)
+	}
+	sd.out = append(sd.out, fileChange{status: 'A', path: e.Path, newID: id, newMode: odb.Mode(e.Mode)})
+	return i + 1, nil
+}
+
+// treeChanges diffs two trees under path prefix dir ("a/b/").
+func (sd *stagedDiff) treeChanges(dir string, a, b odb.ID) error {
+	sub := &treeDiffer{objs: sd.td.objs, sel: sd.td.sel}
+	if err := sub.diff(a, b); err != nil {
+		return fmt.Errorf("git: index directory %s: %w", dir, err)
+	}
+	for _, fc := range sub.changes {
+		fc.path = dir + fc.path
+		if fc.oldPath != "" {
+			fc.oldPath = dir + fc.oldPath
+		}
+		sd.out = append(sd.out, fc)
+	}
+	return nil
+}
+
+func (sd *stagedDiff) inConflict(path string) bool {
+	return slices.Contains(sd.conflicts, path)
+}
+
+// stagedChange is the change of one index path against HEAD's entry, if
+// any.
+func stagedChange(path string, he odb.TreeEntry, id odb.ID, mode odb.Mode) []fileChange {
 	switch {
-	case !ok:
-		return []fileChange{{status: 'A', path: path, newID: id, newMode: mode}}
 	case he.ID == id && he.Mode == mode:
 		return nil
 	case he.Mode&0o170000 != mode&0o170000:
