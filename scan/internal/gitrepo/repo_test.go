@@ -86,7 +86,7 @@ func TestFindWithGitsEnvironment(t *testing.T) {
 	index := filepath.Join(t.TempDir(), "index")
 	r, err := FindEnv(elsewhere, Env{GitDir: filepath.Join(top, ".git"), ObjectDirectory: objs,
 		AlternateObjectDirectories: filepath.Join(top, ".git", "objects") + string(os.PathListSeparator) + "\"/quoted\\tdir\"",
-		IndexFile: index})
+		IndexFile:                  index})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,4 +42,3 @@ func TestMetadataFIFOsDoNotHang(t *testing.T) {
 		t.Fatal("blocked on a FIFO")
 	}
 }
-
