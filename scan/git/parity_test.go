@@ -210,7 +210,7 @@ func repoFor(t *testing.T, s scenario) *repo {
 
 // parityDetector is gitleaks' default config compiled by spindle, from
 // the module cache; the tests that use it skip when it is absent.
-func parityDetector(t *testing.T) (scan.Detector, string) {
+func parityDetector(t testing.TB) (scan.Detector, string) {
 	t.Helper()
 	modcache, _ := exec.Command("go", "env", "GOMODCACHE").Output()
 	config := filepath.Join(strings.TrimSpace(string(modcache)), "github.com/zricethezav/gitleaks/v8@"+gitleaksVersion, "config", "gitleaks.toml")

@@ -28,6 +28,9 @@ type treeDiffer struct {
 	objs    *gitrepo.Objects
 	sel     *selection
 	changes []fileChange
+	// entries holds the parsed entries of the two trees compared at each
+	// depth, reused from diff to diff.
+	entries [][]odb.TreeEntry
 	// recent holds the trees read lately: a commit's trees are read again
 	// as its child's parent trees, and consecutive commits go to the same
 	// worker.
@@ -77,14 +80,19 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("trees nested deeper than %d at %q", maxTreeDepth, base)
 	}
-	ea, err := d.read(a)
+	for len(d.entries) <= 2*depth+1 {
+		d.entries = append(d.entries, nil)
+	}
+	ea, err := d.readInto(a, d.entries[2*depth][:0])
 	if err != nil {
 		return err
 	}
-	eb, err := d.read(b)
+	d.entries[2*depth] = ea
+	eb, err := d.readInto(b, d.entries[2*depth+1][:0])
 	if err != nil {
 		return err
 	}
+	d.entries[2*depth+1] = eb
 	i, j := 0, 0
 	for i < len(ea) || j < len(eb) {
 		var c int
@@ -171,12 +179,15 @@ func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) er
 
 // read returns the entries of tree id (none for the zero id). The entries'
 // names alias the tree's content, which is never written again.
-func (d *treeDiffer) read(id odb.ID) ([]odb.TreeEntry, error) {
+func (d *treeDiffer) read(id odb.ID) ([]odb.TreeEntry, error) { return d.readInto(id, nil) }
+
+// readInto is read appending to es.
+func (d *treeDiffer) readInto(id odb.ID, es []odb.TreeEntry) ([]odb.TreeEntry, error) {
 	if id.IsZero() {
-		return nil, nil
+		return es, nil
 	}
 	if data, ok := d.recent.get(id); ok {
-		return odb.ParseTree(data)
+		return odb.AppendTree(es, data)
 	}
 	typ, data, err := d.objs.Read(id, nil)
 	if err != nil {
@@ -186,7 +197,7 @@ func (d *treeDiffer) read(id odb.ID) ([]odb.TreeEntry, error) {
 		return nil, fmt.Errorf("object %s is a %v, not a tree", id, typ)
 	}
 	d.recent.put(id, data)
-	return odb.ParseTree(data)
+	return odb.AppendTree(es, data)
 }
 
 func joinPath(base, name []byte) []byte {

@@ -21,9 +21,9 @@ import (
 // exactly what gitleaks scans. A change whose changed region holds nothing
 // any rule could report is not diffed at all.
 
-// unitBatch is how many units one sub-source diffs: a sub-source is
-// enumerated by one worker at a time, and several run at once.
-const unitBatch = 32
+// unitBatch is how many units one sub-source diffs, in one Enumerate
+// call: a few milliseconds of work; several sub-sources run at once.
+const unitBatch = 16
 
 // bigFile is git's core.bigFileThreshold: a blob larger than this is
 // binary to git's diff, whatever its content.
@@ -81,33 +81,28 @@ type unitScratch struct {
 	bigHeld bool
 }
 
-// unitSource diffs a batch of units, a few per call.
+// unitSource diffs a batch of units in one call, with working memory
+// from the pool for the length of the call: at most one scratch per
+// worker is in use, and its buffers serve batch after batch.
 type unitSource struct {
 	h     *history
 	units []*unit
-	next  int
 	mf    scan.MayFinder
 	pool  *sync.Pool
-	sc    *unitScratch
 }
 
 func (s *unitSource) Enumerate(ctx context.Context, b *scan.Batch) (bool, error) {
-	if s.sc == nil {
-		s.sc = s.pool.Get().(*unitScratch)
-	}
-	for n := 0; s.next < len(s.units) && n < 4; n++ {
+	sc := s.pool.Get().(*unitScratch)
+	defer func() {
+		sc.prevID, sc.prev = odb.ID{}, sc.prev[:0]
+		s.pool.Put(sc)
+	}()
+	for _, u := range s.units {
 		if ctx.Err() != nil {
 			break
 		}
-		s.h.process(s.units[s.next], s.sc, s.mf, b)
-		s.next++
+		s.h.process(u, sc, s.mf, b)
 	}
-	if s.next < len(s.units) && ctx.Err() == nil {
-		return true, nil
-	}
-	s.sc.prevID, s.sc.prev = odb.ID{}, s.sc.prev[:0]
-	s.pool.Put(s.sc)
-	s.sc = nil
 	return false, nil
 }
 

@@ -107,13 +107,17 @@ func TreeEntries(data []byte) iter.Seq2[TreeEntry, error] {
 }
 
 // ParseTree returns all the entries of a tree object's content.
-func ParseTree(data []byte) ([]TreeEntry, error) {
-	var es []TreeEntry
-	for e, err := range TreeEntries(data) {
+func ParseTree(data []byte) ([]TreeEntry, error) { return AppendTree(nil, data) }
+
+// AppendTree appends the entries of a tree object's content to es.
+func AppendTree(es []TreeEntry, data []byte) ([]TreeEntry, error) {
+	for len(data) > 0 {
+		e, n, err := parseTreeEntry(data)
 		if err != nil {
-			return nil, err
+			return es, err
 		}
 		es = append(es, e)
+		data = data[n:]
 	}
 	return es, nil
 }
