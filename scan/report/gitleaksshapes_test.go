@@ -154,3 +154,53 @@ func TestGitleaksSARIFAndJUnitOfNoFindingsAreGitleaks(t *testing.T) {
 		t.Errorf("empty sarif: %v, want one run with [] rules and [] results:\n%s", err, sarif)
 	}
 }
+
+// TestFindingPrinterPrintsAsGitleaksVerbose compares with what gitleaks
+// -v --no-color printed for the same findings (testdata/gitleaks/shapes-*
+// .verbose), block for block, in any order.
+func TestFindingPrinterPrintsAsGitleaksVerbose(t *testing.T) {
+	blocks := func(doc string) []string {
+		out := slices.DeleteFunc(strings.SplitAfter(doc, "\n\n"), func(b string) bool { return b == "" })
+		slices.Sort(out)
+		return out
+	}
+	for _, mode := range []string{"dir", "git"} {
+		findings := readAll(t, string(shapesFile(t, "shapes-"+mode+".json")))
+		var out strings.Builder
+		w, err := NewFindingPrinter(&out, Options{RemoteURL: "https://github.com/acme/widgets.git"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range findings {
+			if err := w.Write(f); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(out.String(), "\n\n") {
+				t.Fatal("a finding is not printed whole when Write returns")
+			}
+		}
+		w.Close()
+		want := string(shapesFile(t, "shapes-"+mode+".verbose"))
+		if got := blocks(out.String()); !slices.Equal(got, blocks(want)) || len(got) != 3 {
+			t.Errorf("%s:\n%s\nwant (gitleaks -v)\n%s", mode, out.String(), want)
+		}
+	}
+}
+
+func TestFindingPrinterRedactsColoursAndDefusesControls(t *testing.T) {
+	f := Finding{RuleID: "r", File: "a\x1b]0;x\x07.env", Line: 3, Secret: "s3cr3tvalue", Match: "key=s3cr3tvalue\r", Fingerprint: "a.env:r:3"}
+	var out strings.Builder
+	w, _ := NewFindingPrinter(&out, Options{Redact: 100, Color: true})
+	w.Write(f)
+	got := out.String()
+	if strings.Contains(got, "s3cr3t") || !strings.Contains(got, "REDACTED") {
+		t.Errorf("not redacted:\n%q", got)
+	}
+	if strings.ContainsAny(strings.ReplaceAll(strings.ReplaceAll(got, sgrGLMatch, ""), sgrGLSecret, ""), "\x07\r") ||
+		strings.Contains(got, "\x1b]") || !strings.Contains(got, `\x1b]0;x\a.env`) {
+		t.Errorf("control characters from the file reach the terminal:\n%q", got)
+	}
+	if !strings.Contains(got, sgrGLSecret+"REDACTED"+sgrReset) {
+		t.Errorf("the secret is not painted:\n%q", got)
+	}
+}
