@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spindle-go/spindle/scan/internal/smallfile"
+	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
 // GitleaksIgnoreName is the fingerprint file a scan reads at the top of

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/spindle-go/spindle/scan/internal/smallfile"
+	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
 // Files are the ignore files read in every directory. A later file takes

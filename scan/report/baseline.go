@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spindle-go/spindle/scan/internal/smallfile"
+	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
 // Baseline is the set of findings a previous report already contained, so

@@ -11,8 +11,8 @@ import (
 // NewFindingPrinter returns a Writer that prints each finding as it
 // arrives, in the form gitleaks prints findings with --verbose:
 //
-//	Finding:     AWS_KEY=AKIAZ7QKXW3VUMPLR2TD
-//	Secret:      AKIAZ7QKXW3VUMPLR2TD
+//	Finding:     AWS_KEY=AKIAIOSFODNN7EXAMPLE
+//	Secret:      AKIAIOSFODNN7EXAMPLE
 //	RuleID:      aws-access-token
 //	Entropy:     4.121928
 //	File:        app.env
