@@ -40,7 +40,7 @@ func (a *archiveFlags) register(f *pflag.FlagSet) {
 	f.Var(&a.maxHeader, "archive-max-header-bytes", fmt.Sprintf("archive budget: a 7z header's decoded size (`SIZE`; default %s)", humanSize(d.MaxHeaderBytes)))
 	f.Var(&a.spoolMemory, "archive-spool-memory", fmt.Sprintf("memory for a zip met inside a stream, the rest spooled to an unnamed temporary file (`SIZE`; default %s)", humanSize(d.SpoolMemory)))
 	f.StringVar(&a.tempDir, "archive-temp-dir", "", "`DIR` for spooled archives (default: the system's temporary directory)")
-	f.BoolVar(&a.failOn, "archive-fail-on-budget", false, "end the scan at the first archive budget hit (exit 2) instead of skipping what it covers")
+	f.BoolVar(&a.failOn, "archive-fail-on-budget", false, "fail the scan at the first archive budget hit instead of skipping what it covers")
 }
 
 // check refuses values out of range: a budget of zero or less would mean

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spindle-go/spindle/internal/smallfile"
 	"github.com/spindle-go/spindle/scan"
 	"github.com/spindle-go/spindle/scan/git"
 )
@@ -26,34 +27,38 @@ type gitOptions struct {
 	reposFile string
 }
 
-const gitLong = `git scans a repository's history for secrets: every commit reachable from
-its refs (or the REVISIONs given, as git rev-list takes them), finding for
-finding what gitleaks git reports with the same rules. Each finding names the
-commit that added the line it is on, with the path, line and column in that
-commit, the author, the date and the commit's subject; its fingerprint is
-commit:file:rule:line, as in gitleaks. Lines a merge commit introduced itself
-(a conflict resolution) are reported too, tagged introduced-by-merge; gitleaks
-misses them.
+const gitLong = `git scans a repository's history for secrets as gitleaks git does, with
+gitleaks' flags, console output (findings printed only with -v), reports
+(only to --report-path, in gitleaks' shapes) and exit status (0 nothing
+found, --exit-code (1) leaks found, 1 an error, 126 an unknown flag): every
+commit reachable from its refs (or the REVISIONs given, as git rev-list takes
+them), finding for finding what gitleaks git reports with the same rules.
+Each finding names the commit that added the line it is on, with the path,
+line and column in that commit, the author, the date and the commit's
+subject; its fingerprint is commit:file:rule:line, as in gitleaks. Lines a
+merge commit introduced itself (a conflict resolution) are reported too,
+tagged introduced-by-merge; gitleaks misses them.
 
-Each distinct blob is read and scanned once, on every core; only the commits
-that hold a blob with findings are diffed, by git itself. git must be on PATH.
+--staged scans what the next commit would record (the index against HEAD),
+--pre-commit alone the work tree's changes not staged, as gitleaks does.
 
 Several REPOs (the leading arguments that are directories, and --repos FILE)
 are scanned one after another, each finding named repo/path; --shard I/N
 splits every one of them by blob, so N machines share the whole list.
 
 A shallow clone is scanned as far as it goes, with a warning. A directory
-that is not a repository is an error (exit 2).`
+that is not a repository is an error.`
 
-const gitExamples = `  spindle git                          # every commit of the repository here
-  spindle git --shard 2/8 --repos repos.txt -f jsonl -o part-2.jsonl   # one of 8 machines
+const gitExamples = `  spindle git -v                       # every commit of the repository here, findings printed
+  spindle git --shard 2/8 --repos repos.txt -f jsonl -r part-2.jsonl   # one of 8 machines
   spindle git ../repo main             # what main reaches
   spindle git . v1.2..HEAD             # a CI range: what the push added
   spindle git --log-opts="--since=2.weeks --no-merges"
-  spindle git -f sarif -o history.sarif /srv/mirrors/app.git`
+  spindle git -r history.sarif /srv/mirrors/app.git
+  spindle git --pre-commit --staged -v # a pre-commit hook`
 
 func newGitCmd(e env) *cobra.Command {
-	o := gitOptions{scanOptions: scanOptions{maxFileSize: sizeValue{text: "0"}}}
+	var o gitOptions
 	c := &cobra.Command{
 		Use:     "git [flags] [REPO...] [REVISION...]",
 		Short:   "Find secrets in a git repository's history",
@@ -63,14 +68,14 @@ func newGitCmd(e env) *cobra.Command {
 			return runGit(c, e, o, args)
 		},
 	}
-	addReportFlags(c, &o.scanOptions)
-	addGitleaksFlags(c, &o.gitleaks)
+	addDropInFlags(c, &o.scanOptions, &o.gitleaks, true)
 	f := c.Flags()
-	f.StringVar(&o.logOpts, "log-opts", "", "git log `OPTIONS`, as gitleaks takes them: ranges, --since/--until, --branches, --all, --no-merges")
+	f.StringVar(&o.logOpts, "log-opts", "", "git log `OPTIONS`: ranges, --since/--until, --branches, --all, --no-merges")
 	f.BoolVar(&o.staged, "staged", false, "scan what the next commit would record (the index against HEAD): for pre-commit hooks")
-	f.BoolVar(&o.unstaged, "unstaged", false, "scan the work tree's changes that are not staged")
+	f.BoolVar(&o.preCommit, "pre-commit", false, "scan the changes not committed yet (git diff): the work tree's, or with --staged the index's")
+	f.StringVar(&o.platform, "platform", "", "the `PLATFORM` links in reports point to: github, gitlab, azuredevops, gitea, bitbucket, none (default: from the remote's host)")
+	f.BoolVar(&o.unstaged, "unstaged", false, "scan the work tree's changes that are not staged (--pre-commit without --staged)")
 	f.StringVar(&o.reposFile, "repos", "", "scan the repositories listed in `FILE` (one path per line) too; findings are named repo/path")
-	f.BoolVar(&o.preCommit, "pre-commit", false, "gitleaks: scan the changes not committed yet (git diff): the work tree's unstaged changes, or with --staged the index's")
 	c.MarkFlagsMutuallyExclusive("staged", "unstaged")
 	return c
 }
@@ -130,7 +135,8 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 		return &usageError{cmd: c, err: errors.New("--staged and --unstaged take one REPO and no REVISION or --log-opts")}
 	}
 	var hist git.Stats
-	job := scanJob{configRoot: repo, run: func(ctx context.Context, opts scan.Options) (scan.Stats, error) {
+	job := scanJob{configRoot: repo, scanned: gitScanned(o, repos, args), commits: func() int64 { return int64(hist.Commits) }}
+	job.run = func(ctx context.Context, opts scan.Options) (scan.Stats, error) {
 		var err error
 		switch {
 		case o.staged:
@@ -153,12 +159,12 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 			}
 		}
 		return hist.Stats, err
-	}}
-	if len(repos) == 1 {
+	}
+	if len(repos) == 1 && !o.staged && !o.unstaged {
 		job.remoteURL = git.RemoteURL(c.Context(), repo)
 	}
 	err = runReport(c, e, o.scanOptions, format, job)
-	if !o.quiet && hist.Commits > 0 {
+	if o.logLevel <= levelDebug && hist.Commits > 0 {
 		fmt.Fprintf(e.stderr, "history: %s, %d file changes (%d distinct: %d diffed, %d with no keyword in the changed lines, %d binary), %s of added lines scanned; walk %v, tree diffs %v\n",
 			plural(hist.Commits, "commit", "commits"), hist.Changes, hist.Pairs, hist.Diffed, hist.Quiet, hist.Binary,
 			formatBytes(hist.Bytes), hist.Walk.Round(1e6), hist.TreeDiff.Round(1e6))
@@ -166,10 +172,27 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 	return err
 }
 
+// gitScanned is what a shard's report says a history scan read: the
+// repositories by name (see scannedNames), the revisions and --log-opts.
+func gitScanned(o gitOptions, repos, revisions []string) string {
+	words := append([]string{"git"}, scannedNames(repos)...)
+	words = append(words, revisions...)
+	switch {
+	case o.staged:
+		words = append(words, "--staged")
+	case o.unstaged:
+		words = append(words, "--unstaged")
+	}
+	if o.logOpts != "" {
+		words = append(words, "--log-opts="+o.logOpts)
+	}
+	return strings.Join(words, " ")
+}
+
 // readRepoList reads --repos FILE: one repository path per line; blank
 // lines and lines starting with # are skipped.
 func readRepoList(path string) ([]string, error) {
-	b, err := readSmallFile(path, 16<<20)
+	b, err := smallfile.Read(path, 16<<20)
 	if err != nil {
 		return nil, fmt.Errorf("--repos: %w", err)
 	}

@@ -2,136 +2,166 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/spindle-go/spindle/scan/report"
 )
 
 // The gitleaks-compatible commands: dir, git and stdin take gitleaks v8's
-// flags with the same meanings, so a script that runs gitleaks runs
-// spindle by changing the binary's name. Spindle's own flags work on them
-// too. What differs from `spindle scan`: archives are closed unless
-// --max-archive-depth (or --archive-depth) opens them, as in gitleaks; a
-// json report is gitleaks' schema (RuleID, StartLine, Commit, ...) and csv
-// its columns (spindle's own schema is -f jsonl); the config may come from
-// GITLEAKS_CONFIG or GITLEAKS_CONFIG_TOML.
+// flags with gitleaks' meanings and defaults and behave as gitleaks does
+// on the console, so that a script, a hook or a CI job that runs gitleaks
+// runs spindle by changing the binary's name:
+//
+//   - standard error: a banner (unless --no-banner), then log lines as
+//     gitleaks' logger writes them ("3:04PM INF scanned ~N bytes ...",
+//     "WRN leaks found: N" or "INF no leaks found"), filtered by
+//     -l/--log-level; spindle's warnings are WRN lines;
+//   - standard output: nothing, unless -v prints each finding as gitleaks
+//     does, or --report-path - sends the report there;
+//   - a report only where --report-path says, in gitleaks' shapes (json,
+//     csv, junit, sarif), the format taken from the file's extension when
+//     --report-format is not given;
+//   - exit status: 0 nothing found, --exit-code (default 1) when something
+//     was, 1 on any error, 126 for an unknown flag; 130 when interrupted;
+//   - archives closed unless --max-archive-depth opens them, decoding of
+//     gitleaks' four kinds only (--decoders all adds spindle's), files
+//     named with the PATH as given, the config from --config,
+//     GITLEAKS_CONFIG, GITLEAKS_CONFIG_TOML or the target's .gitleaks.toml.
+//
+// Spindle's own flags with meanings gitleaks has no flag for (workers,
+// archive budgets, --strict, --shard, --all-warnings) are there too. The
+// older spellings of flags that mean what a gitleaks flag means (-o for
+// -r, --baseline for -b, --max-file-size, --archive-depth, --format, -q,
+// --color) still work, hidden from help: one flag per meaning.
 
-// gitleaksOptions are gitleaks' flags, beyond those spindle shares.
+// gitleaksOptions are gitleaks' flags whose values need turning into
+// spindle's options.
 type gitleaksOptions struct {
-	reportPath      string
 	reportFormat    string
-	baselinePath    string
 	ignorePath      string
-	enableRules     []string
 	maxTargetMB     int
-	maxDecodeDepth  int
 	maxArchiveDepth int
-	noBanner        bool
 	noColor         bool
-	ignoreAllow     bool
 	logLevel        string
-	timeout         int
-	platform        string
 	diagnostics     string
 	diagnosticsDir  string
 }
 
-// addGitleaksFlags registers gitleaks' flags on c.
-func addGitleaksFlags(c *cobra.Command, g *gitleaksOptions) {
+// dropInAnnotation marks a drop-in command, whose errors exit as gitleaks'
+// do (see run).
+const dropInAnnotation = "gitleaks-drop-in"
+
+// addDropInFlags registers the drop-ins' flags: gitleaks', then spindle's,
+// then the hidden older spellings. history adds nothing here; git adds
+// its own after.
+func addDropInFlags(c *cobra.Command, o *scanOptions, g *gitleaksOptions, shard bool) {
+	c.Annotations = map[string]string{dropInAnnotation: "true"}
+	o.dropIn, o.formats = true, dropInFormats
+	o.maxFileSize = sizeValue{text: "0"}
 	f := c.Flags()
-	f.StringVarP(&g.reportPath, "report-path", "r", "", "gitleaks: write the report to `FILE` (- for standard output); json and csv are gitleaks' schemas")
-	f.StringVar(&g.reportFormat, "report-format", "", "gitleaks: report `FORMAT` (json, csv, junit, sarif, template; default from the --report-path extension)")
-	f.StringVarP(&g.baselinePath, "baseline-path", "b", "", "gitleaks: a previous report `FILE` whose findings are not reported again")
-	f.StringVarP(&g.ignorePath, "gitleaks-ignore-path", "i", ".", "gitleaks: a .gitleaksignore `PATH`, or a folder holding one")
-	f.StringSliceVar(&g.enableRules, "enable-rule", nil, "gitleaks: only use the rules with these `IDS`")
-	f.IntVar(&g.maxTargetMB, "max-target-megabytes", 0, "gitleaks: skip files larger than `N` megabytes (0: no limit)")
-	f.IntVar(&g.maxDecodeDepth, "max-decode-depth", 5, "gitleaks: decode encoded text (base64, hex, ...) recursively up to `N` levels; 0 turns decoding off")
-	f.IntVar(&g.maxArchiveDepth, "max-archive-depth", 0, "gitleaks: open archives nested up to `N` deep (default 0: archives closed)")
-	f.BoolVar(&g.noBanner, "no-banner", false, "gitleaks: no banner (spindle prints none)")
-	f.BoolVar(&g.noColor, "no-color", false, "gitleaks: no colour")
-	f.BoolVar(&g.ignoreAllow, "ignore-gitleaks-allow", false, "gitleaks: report findings on lines marked gitleaks:allow too")
-	f.StringVarP(&g.logLevel, "log-level", "l", "info", "gitleaks: `LEVEL` of messages: trace, debug (every warning), info, warn, error, fatal (none)")
-	f.IntVar(&g.timeout, "timeout", 0, "gitleaks: stop the scan after `SECONDS` (0: no limit)")
-	f.StringVar(&g.platform, "platform", "", "gitleaks: the `PLATFORM` links in a history report point to (github, gitlab, azuredevops, gitea, bitbucket, none)")
-	f.StringVar(&g.diagnostics, "diagnostics", "", "gitleaks: accepted and ignored (use go tool pprof with spindle bench)")
-	f.StringVar(&g.diagnosticsDir, "diagnostics-dir", "", "gitleaks: accepted and ignored")
+	f.SortFlags = false
+	f.StringVarP(&o.config, "config", "c", "", "config `FILE`; else GITLEAKS_CONFIG, else GITLEAKS_CONFIG_TOML (the text), else .gitleaks.toml in the target, else the built-in rules")
+	f.StringVarP(&o.output, "report-path", "r", "", "write a report to `FILE` (- for standard output); none without it")
+	f.StringVarP(&g.reportFormat, "report-format", "f", "", "report `FORMAT`: "+strings.Join(listed(dropInFormats), ", ")+" (default: from the report's extension, else json)")
+	f.StringVar(&o.template, "report-template", "", "a Go text/template `FILE` for the report (implies --report-format template)")
+	f.StringVarP(&o.baseline, "baseline-path", "b", "", "a previous report `FILE` whose findings are not reported again")
+	f.StringVarP(&g.ignorePath, "gitleaks-ignore-path", "i", ".", "a .gitleaksignore `PATH`, or a folder holding one")
+	f.StringSliceVar(&o.enableRules, "enable-rule", nil, "only use the rules with these `IDS`")
+	f.IntVar(&o.exitCode, "exit-code", exitFindings, "exit status `N` when leaks are found")
+	f.IntVar(&o.redact, "redact", 0, "hide secrets in the report and on the console; =`PCT` hides that share of each (bare --redact: 100)")
+	f.Lookup("redact").NoOptDefVal = "100"
+	f.IntVar(&g.maxTargetMB, "max-target-megabytes", 0, "skip files larger than `N` megabytes (0: no limit)")
+	f.IntVar(&o.decodeDepth, "max-decode-depth", 5, "decode encoded text recursively up to `N` levels; 0 turns decoding off")
+	f.IntVar(&g.maxArchiveDepth, "max-archive-depth", 0, "open archives nested up to `N` deep (0: archives closed)")
+	f.IntVar(&o.timeout, "timeout", 0, "stop the scan after `SECONDS` (0: no limit); a stopped scan writes no report file")
+	f.BoolVarP(&o.printFindings, "verbose", "v", false, "print each finding on standard output as it is found")
+	f.StringVarP(&g.logLevel, "log-level", "l", "info", "`LEVEL` of the messages on standard error: trace, debug, info, warn, error, fatal")
+	f.BoolVar(&o.noBanner, "no-banner", false, "no banner")
+	f.BoolVar(&g.noColor, "no-color", false, "no colour on the console")
+	f.BoolVar(&o.ignoreAllow, "ignore-gitleaks-allow", false, "report findings on lines marked gitleaks:allow too")
+	f.StringVar(&g.diagnostics, "diagnostics", "", "accepted and ignored (profile with go tool pprof instead)")
+	f.StringVar(&g.diagnosticsDir, "diagnostics-dir", "", "accepted and ignored")
 	f.MarkHidden("diagnostics")
 	f.MarkHidden("diagnostics-dir")
-	c.MarkFlagFilename("report-path")
-	c.MarkFlagFilename("baseline-path", "json")
+
+	// Spindle's own.
+	f.IntVarP(&o.workers, "workers", "j", runtime.GOMAXPROCS(0), "run `N` workers")
+	f.StringVar(&o.decoders, "decoders", "gitleaks", "the `SET` of encodings decoded: gitleaks (its four: base64, hex, percent, \\u escapes) or all (also \\x escapes, HTML references)")
+	if shard {
+		f.StringVar(&o.shard, "shard", "", "scan only shard `I/N` of the work (I from 0; see spindle merge); the report must be json or jsonl")
+	}
+	o.archive.register(f)
+	f.BoolVar(&o.strict, "strict", false, "fail if data went unscanned (an unreadable file, an archive budget hit, a truncated archive)")
+	f.BoolVar(&o.allWarnings, "all-warnings", false, "print every warning (by default, after a few of one kind the rest are counted)")
+	f.BoolVar(&o.noProgress, "no-progress", false, "no progress line (it is shown only when standard error is a terminal)")
+
+	// Older spellings of the flags above, for scripts written for them.
+	f.StringVarP(&o.output, "output", "o", "", "--report-path")
+	f.StringVar(&o.format, "format", "", "--report-format")
+	f.StringVar(&o.baseline, "baseline", "", "--baseline-path")
+	f.IntVar(&g.maxArchiveDepth, "archive-depth", 0, "--max-archive-depth")
+	f.Var(&o.maxFileSize, "max-file-size", "--max-target-megabytes, as a `SIZE` (10MB, 1GiB, 500k)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "-l error, and no progress line")
+	f.StringVar(&o.color, "color", "auto", "--no-color: auto, always, never")
+	for _, name := range []string{"output", "format", "baseline", "archive-depth", "max-file-size", "quiet", "color"} {
+		f.MarkHidden(name)
+	}
+	registerCompletions(c, dropInFormats)
 }
 
-// apply folds gitleaks' flags into spindle's options.
+// apply turns gitleaks' flags into spindle's options.
 func (g *gitleaksOptions) apply(c *cobra.Command, e env, o *scanOptions) error {
 	flags := c.Flags()
-	set := func(name string) bool { return flags.Changed(name) }
-	if g.reportPath != "" {
-		o.output = g.reportPath
-		if !set("format") && g.reportFormat == "" {
-			// gitleaks infers the format from the report's extension.
-			switch ext := strings.ToLower(filepath.Ext(g.reportPath)); ext {
-			case ".csv":
-				o.format = "csv"
-			case ".sarif":
-				o.format = "sarif"
-			case ".xml":
-				o.format = "junit"
-			default:
-				o.format = "json"
-			}
+	set := flags.Changed
+	level, err := parseLogLevel(g.logLevel)
+	if err != nil {
+		return err
+	}
+	o.logLevel = level
+	if o.quiet {
+		o.logLevel = max(o.logLevel, levelError)
+	}
+	switch {
+	case g.reportFormat != "":
+		o.format = g.reportFormat
+	case o.format != "":
+	case o.template != "":
+		o.format = "template"
+	default:
+		// gitleaks takes the format from the report's extension.
+		switch strings.ToLower(filepath.Ext(o.output)) {
+		case ".csv":
+			o.format = "csv"
+		case ".sarif":
+			o.format = "sarif"
+		case ".xml":
+			o.format = "junit"
+		case ".jsonl":
+			o.format = "jsonl"
+		default:
+			o.format = "json"
 		}
 	}
-	if g.reportFormat != "" {
-		o.format = g.reportFormat
-	}
-	// json and csv are gitleaks' schemas in these commands.
-	switch strings.ToLower(o.format) {
-	case "json":
-		o.format = string(report.FormatGitleaks)
-	case "csv":
-		o.gitleaksCSV = true
-	}
-	if g.baselinePath != "" {
-		o.baseline = g.baselinePath
-	}
 	if set("max-target-megabytes") {
+		if set("max-file-size") {
+			return errors.New("--max-target-megabytes and --max-file-size say the same thing: give one")
+		}
 		if g.maxTargetMB < 0 {
 			return errors.New(`invalid argument for "--max-target-megabytes": want 0 (no limit) or more`)
 		}
 		o.maxFileSize.bytes = int64(g.maxTargetMB) * 1_000_000
 	}
-	if !set("archive-depth") {
-		o.archiveDepth = g.maxArchiveDepth // gitleaks' default: closed
-	}
-	if g.maxDecodeDepth < 0 || g.maxDecodeDepth > 64 {
-		return errors.New(`invalid argument for "--max-decode-depth": want 0 (off) to 64`)
-	}
-	o.decodeDepth = g.maxDecodeDepth
-	o.ignoreAllow = g.ignoreAllow
-	o.namesAsGiven = true // gitleaks names files with its PATH as given
+	o.archiveDepth = g.maxArchiveDepth
 	if g.noColor {
 		o.color = "never"
 	}
-	switch strings.ToLower(g.logLevel) {
-	case "trace", "debug":
-		o.verbose = true
-	case "info", "warn", "warning", "":
-	case "error", "fatal", "panic":
-		o.quiet = true
-	default:
-		return fmt.Errorf("invalid argument %q for \"-l, --log-level\": want trace, debug, info, warn, error or fatal", g.logLevel)
-	}
-	if g.timeout < 0 {
+	if o.timeout < 0 {
 		return errors.New(`invalid argument for "--timeout": want 0 (none) or more seconds`)
 	}
-	o.timeout = g.timeout
-	o.enableRules = g.enableRules
-	o.platform = g.platform
+	o.namesAsGiven = true // gitleaks names files with its PATH as given
 	// The .gitleaksignore files: -i's (a file, or a folder holding one),
 	// as gitleaks reads it; the target's own is read by the scan.
 	o.ignorePaths = append(o.ignorePaths, g.ignorePath)
@@ -147,21 +177,26 @@ func (g *gitleaksOptions) apply(c *cobra.Command, e env, o *scanOptions) error {
 	return nil
 }
 
-const dirLong = `dir scans files and directories for secrets, as gitleaks dir does, and takes
-gitleaks' flags with the same meanings (and spindle's own): a script that runs
-gitleaks dir runs spindle by changing the binary's name. Archives are closed
-unless --max-archive-depth opens them; --report-format json writes gitleaks'
-JSON schema. See spindle scan for spindle's own defaults.`
+const dirLong = `dir scans files and directories for secrets as gitleaks dir does, with
+gitleaks' flags, defaults, console output, reports and exit status: a script
+that runs gitleaks dir runs spindle by changing the binary's name.
+
+Findings are printed only with -v; otherwise standard error says how many
+were found ("leaks found: N"). A report is written only to --report-path, in
+gitleaks' shapes (json, csv, junit, sarif), and only when the scan completes.
+Archives are closed unless --max-archive-depth opens them. Exit status: 0
+nothing found, --exit-code (1) leaks found, 1 an error, 126 an unknown flag.
+See spindle scan for spindle's own defaults and reports.`
 
 func newDirCmd(e env) *cobra.Command {
-	o := scanOptions{maxFileSize: sizeValue{text: "0"}}
+	var o scanOptions
 	var g gitleaksOptions
 	c := &cobra.Command{
-		Use:     "dir [flags] [PATH]",
-		Aliases: []string{"directory", "files"},
-		Short:   "Find secrets in files (gitleaks-compatible flags)",
+		Use:     "dir [flags] [PATH...]",
+		Aliases: []string{"directory", "file", "files"},
+		Short:   "Find secrets in files, as gitleaks dir does",
 		Long:    dirLong,
-		Example: `  spindle dir -v --report-path leaks.json --report-format json .
+		Example: `  spindle dir -v --report-path leaks.json .
   GITLEAKS_CONFIG=ci.toml spindle dir --redact --exit-code 3 src/`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := g.apply(c, e, &o); err != nil {
@@ -170,21 +205,21 @@ func newDirCmd(e env) *cobra.Command {
 			return runScan(c, e, o, args)
 		},
 	}
-	addReportFlags(c, &o)
-	addGitleaksFlags(c, &g)
+	addDropInFlags(c, &o, &g, true)
 	c.Flags().BoolVar(&o.followSymlinks, "follow-symlinks", false, "follow symbolic links (loops are detected)")
 	return c
 }
 
-const stdinLong = `stdin scans standard input for secrets, as gitleaks stdin does, with gitleaks'
-flags (and spindle's own): git diff | spindle stdin -r - -f json.`
+const stdinLong = `stdin scans standard input for secrets as gitleaks stdin does, with
+gitleaks' flags, console output, reports and exit status:
+git diff | spindle stdin -v.`
 
 func newStdinCmd(e env) *cobra.Command {
-	o := scanOptions{maxFileSize: sizeValue{text: "0"}}
+	var o scanOptions
 	var g gitleaksOptions
 	c := &cobra.Command{
 		Use:   "stdin [flags]",
-		Short: "Find secrets in standard input (gitleaks-compatible flags)",
+		Short: "Find secrets in standard input, as gitleaks stdin does",
 		Long:  stdinLong,
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -194,8 +229,7 @@ func newStdinCmd(e env) *cobra.Command {
 			return runScan(c, e, o, []string{"-"})
 		},
 	}
-	addReportFlags(c, &o)
-	addGitleaksFlags(c, &g)
+	addDropInFlags(c, &o, &g, false)
 	c.Flags().StringVar(&o.stdinName, "stdin-name", "", "the `NAME` standard input has in reports and path rules (gitleaks: none)")
 	return c
 }
@@ -210,9 +244,9 @@ func newDetectCmd(e env) *cobra.Command {
 	c.Args = usageArgs(cobra.NoArgs)
 	var source string
 	var noGit, pipe bool
-	c.Flags().StringVarP(&source, "source", "s", ".", "gitleaks: the `PATH` to scan")
-	c.Flags().BoolVar(&noGit, "no-git", false, "gitleaks: scan the files, not the history")
-	c.Flags().BoolVar(&pipe, "pipe", false, "gitleaks: scan standard input")
+	c.Flags().StringVarP(&source, "source", "s", ".", "the `PATH` to scan")
+	c.Flags().BoolVar(&noGit, "no-git", false, "scan the files, not the history")
+	c.Flags().BoolVar(&pipe, "pipe", false, "scan standard input")
 	run := c.RunE
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		switch {
@@ -228,10 +262,10 @@ func newDetectCmd(e env) *cobra.Command {
 
 func newProtectCmd(e env) *cobra.Command {
 	c := newGitCmd(e)
-	c.Use, c.Short, c.Hidden, c.Aliases = "protect [flags]", "gitleaks protect (deprecated there): use spindle git --staged or --unstaged", true, nil
+	c.Use, c.Short, c.Hidden, c.Aliases = "protect [flags]", "gitleaks protect (deprecated there): use spindle git --pre-commit or --staged", true, nil
 	c.Args = usageArgs(cobra.NoArgs)
 	var source string
-	c.Flags().StringVarP(&source, "source", "s", ".", "gitleaks: the repository")
+	c.Flags().StringVarP(&source, "source", "s", ".", "the repository")
 	run := c.RunE
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		if !cmd.Flags().Changed("staged") {
@@ -255,4 +289,24 @@ func redirect(cmd *cobra.Command, e env, to *cobra.Command, args []string) error
 	}
 	to.SetContext(cmd.Context())
 	return to.RunE(to, args)
+}
+
+// isDropIn reports whether c is one of the gitleaks drop-ins.
+func isDropIn(c *cobra.Command) bool {
+	return c != nil && c.Annotations[dropInAnnotation] != ""
+}
+
+// dropInExit is the exit status gitleaks gives where spindle's commands
+// give code: an unknown flag is 126, any other error 1.
+func dropInExit(code int, err error) int {
+	if code != exitError {
+		return code
+	}
+	var usage *usageError
+	if errors.As(err, &usage) {
+		if msg := usage.err.Error(); strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
+			return 126
+		}
+	}
+	return 1
 }

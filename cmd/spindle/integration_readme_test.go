@@ -16,23 +16,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// The README's sections on installing spindle, CI, pre-commit and sharding
-// (drafted in README-sections.md until they are merged into README.md):
-// every command of their sh blocks is run here, as written, by bash, and
-// every yaml block is parsed and checked against the files it configures.
-
-// sectionsFile returns the text holding the sections: README-sections.md
-// while it exists, else README.md, into which it is merged.
-func sectionsFile(t *testing.T) (name, text string) {
-	t.Helper()
-	for _, name := range []string{"README-sections.md", "README.md"} {
-		if data, err := os.ReadFile(filepath.Join(repoRoot(t), name)); err == nil {
-			return name, string(data)
-		}
-	}
-	t.Fatal("neither README-sections.md nor README.md")
-	return "", ""
-}
+// The README's sections on installing spindle, CI, hooks and sharding: each
+// command of their sh blocks is run here, as written, by bash (readme_test.go
+// merges sectionCommands into readmeCommands, which TestReadmeCommandsAllRun
+// holds to the README), and every yaml block is parsed and checked against
+// the files it configures.
 
 // runLine runs a README command line as written, with bash, in dir, with
 // the binary under test first on PATH and env added, and returns what it
@@ -126,23 +114,23 @@ var sectionCommands = map[string]func(t *testing.T){
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
 	},
-	`docker run --rm -v "$PWD:/repo" spindle git`: func(t *testing.T) {
+	`docker run --rm -v "$PWD:/repo" spindle git -v`: func(t *testing.T) {
 		needDocker(t)
 		ws, _ := historyWithRange(t)
-		if r := runLine(t, ws, `docker run --rm -v "$PWD:/repo" spindle git`); r.code != 1 || !strings.Contains(r.stdout, "old.env") {
+		if r := runLine(t, ws, `docker run --rm -v "$PWD:/repo" spindle git -v`); r.code != 1 || !strings.Contains(r.stdout, "old.env") {
 			t.Errorf("exit %d, want 1 with old.env\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	},
-	`spindle git . "$BASE..$HEAD"`: func(t *testing.T) {
+	`spindle git -v . "$BASE..$HEAD"`: func(t *testing.T) {
 		ws, env := historyWithRange(t)
-		r := runLine(t, ws, `spindle git . "$BASE..$HEAD"`, env...)
+		r := runLine(t, ws, `spindle git -v . "$BASE..$HEAD"`, env...)
 		if r.code != 1 || !strings.Contains(r.stdout, "feat.env") || !strings.Contains(r.stdout, "more.env") || strings.Contains(r.stdout, "old.env") {
 			t.Errorf("exit %d, want 1 with feat.env and more.env only\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	},
-	`spindle git -f sarif -o spindle.sarif . "$BASE..$HEAD"`: func(t *testing.T) {
+	`spindle git -r spindle.sarif . "$BASE..$HEAD"`: func(t *testing.T) {
 		ws, env := historyWithRange(t)
-		if r := runLine(t, ws, `spindle git -f sarif -o spindle.sarif . "$BASE..$HEAD"`, env...); r.code != 1 {
+		if r := runLine(t, ws, `spindle git -r spindle.sarif . "$BASE..$HEAD"`, env...); r.code != 1 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
 		data, err := os.ReadFile(filepath.Join(ws, "spindle.sarif"))
@@ -171,27 +159,27 @@ var sectionCommands = map[string]func(t *testing.T){
 			t.Errorf("git commit of a secret: exit %d, want a failure naming leak.env\n%s", code, out)
 		}
 	},
-	"spindle git --staged": func(t *testing.T) {
+	"spindle git --staged -v": func(t *testing.T) {
 		_, ws, _ := actionRepos(t)
-		if r := runLine(t, ws, "spindle git --staged"); r.code != 0 {
+		if r := runLine(t, ws, "spindle git --staged -v"); r.code != 0 {
 			t.Errorf("nothing staged: exit %d\n%s", r.code, r.stderr)
 		}
 		writeTree(t, ws, map[string]string{"staged.env": "TOKEN=" + token(43) + "\n"})
 		gitIn(t, ws, "add", "staged.env")
-		if r := runLine(t, ws, "spindle git --staged"); r.code != 1 || !strings.Contains(r.stdout, "staged.env") {
+		if r := runLine(t, ws, "spindle git --staged -v"); r.code != 1 || !strings.Contains(r.stdout, "staged.env") {
 			t.Errorf("a staged secret: exit %d, want 1 naming staged.env\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	},
-	"spindle git --shard 0/3 -f json -o shard-0.json .": shardLine("spindle git --shard 0/3 -f json -o shard-0.json .", "shard-0.json"),
-	"spindle git --shard 1/3 -f json -o shard-1.json .": shardLine("spindle git --shard 1/3 -f json -o shard-1.json .", "shard-1.json"),
-	"spindle git --shard 2/3 -f json -o shard-2.json .": shardLine("spindle git --shard 2/3 -f json -o shard-2.json .", "shard-2.json"),
+	"spindle git --shard 0/3 -r shard-0.json .": shardLine("spindle git --shard 0/3 -r shard-0.json .", "shard-0.json"),
+	"spindle git --shard 1/3 -r shard-1.json .": shardLine("spindle git --shard 1/3 -r shard-1.json .", "shard-1.json"),
+	"spindle git --shard 2/3 -r shard-2.json .": shardLine("spindle git --shard 2/3 -r shard-2.json .", "shard-2.json"),
 	"spindle merge -f sarif -o spindle.sarif shard-*.json": func(t *testing.T) {
 		repo := shardHistory(t)
 		want := unshardedKeys(t, repo)
 		for _, line := range []string{
-			"spindle git --shard 0/3 -f json -o shard-0.json .",
-			"spindle git --shard 1/3 -f json -o shard-1.json .",
-			"spindle git --shard 2/3 -f json -o shard-2.json .",
+			"spindle git --shard 0/3 -r shard-0.json .",
+			"spindle git --shard 1/3 -r shard-1.json .",
+			"spindle git --shard 2/3 -r shard-2.json .",
 		} {
 			if r := runLine(t, repo, line); r.code != 0 && r.code != 1 {
 				t.Fatalf("%s: exit %d\n%s", line, r.code, r.stderr)
@@ -200,9 +188,6 @@ var sectionCommands = map[string]func(t *testing.T){
 		reports, _ := filepath.Glob(filepath.Join(repo, "shard-*.json"))
 		if got, _ := shardUnion(t, reports); !slices.Equal(got, want) {
 			t.Errorf("the three shards found %d findings, one scan %d", len(got), len(want))
-		}
-		if !haveMerge(t) {
-			t.Skip(noMerge)
 		}
 		if r := runLine(t, repo, "spindle merge -f sarif -o spindle.sarif shard-*.json"); r.code != 0 && r.code != 1 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -218,43 +203,12 @@ var sectionCommands = map[string]func(t *testing.T){
 	},
 }
 
-func TestReadmeSectionsCommandsAllRun(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(repoRoot(t), "README-sections.md"))
-	if err != nil {
-		t.Skip("README-sections.md is merged into README.md: readmeCommands runs its commands")
-	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
-	}
-	cmds := readmeShellCommands(string(data))
-	shown := map[string]bool{}
-	for _, c := range cmds {
-		shown[c] = true
-		if sectionCommands[c] == nil {
-			t.Errorf("command %q is not run by any test: add it to sectionCommands", c)
-		}
-	}
-	for c := range sectionCommands {
-		if !shown[c] {
-			t.Errorf("sectionCommands has %q, which README-sections.md no longer shows", c)
-		}
-	}
-	for _, c := range cmds {
-		if check := sectionCommands[c]; check != nil {
-			t.Run(c, func(t *testing.T) {
-				t.Parallel()
-				check(t)
-			})
-		}
-	}
-}
-
 // TestReadmeSectionsYAMLIsValid checks the yaml blocks: the steps that use
 // the Action give only its inputs, after a checkout of the whole history;
 // the pre-commit configuration names hooks that .pre-commit-hooks.yaml
 // defines.
 func TestReadmeSectionsYAMLIsValid(t *testing.T) {
-	name, text := sectionsFile(t)
+	name, text := "README.md", readme(t)
 	action := readAction(t)
 	hooksData, err := os.ReadFile(filepath.Join(repoRoot(t), ".pre-commit-hooks.yaml"))
 	if err != nil {

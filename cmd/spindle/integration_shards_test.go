@@ -61,7 +61,7 @@ func historyKey(f report.Finding) string {
 // shards must add up to.
 func unshardedKeys(t *testing.T, repo string) []string {
 	t.Helper()
-	r := invoke(t, repo, "git", "-f", "json", "--no-progress", ".")
+	r := invoke(t, repo, "git", "-r", "-", "-f", "json", "--no-progress", ".")
 	if r.code != 1 {
 		t.Fatalf("unsharded spindle git: exit %d, want 1 (findings)\n%s", r.code, r.stderr)
 	}
@@ -101,14 +101,6 @@ func shardUnion(t *testing.T, files []string) (keys []string, nonEmpty int) {
 	slices.Sort(keys)
 	return keys, nonEmpty
 }
-
-// haveMerge reports whether the binary under test has spindle merge.
-func haveMerge(t *testing.T) bool {
-	t.Helper()
-	return invoke(t, t.TempDir(), "merge", "--help").code == 0
-}
-
-const noMerge = "spindle merge is not in this binary yet (spindle merge --help fails): the merge step is not run"
 
 // --- Kubernetes pods ---
 
@@ -239,9 +231,6 @@ func TestKubernetesJobShardsFindWhatOneScanFinds(t *testing.T) {
 	}
 
 	t.Run("merge job", func(t *testing.T) {
-		if !haveMerge(t) {
-			t.Skip(noMerge)
-		}
 		merge := readK8s(t, "merge-job.yaml").jobs[0]
 		podRun(t, merge, 0, claims, nil)
 		for _, dir := range claims {
@@ -391,9 +380,6 @@ func TestShardedWorkflowRunsHereAndFindsWhatOneScanFinds(t *testing.T) {
 	}
 
 	t.Run("merge job", func(t *testing.T) {
-		if !haveMerge(t) {
-			t.Skip(noMerge)
-		}
 		runMergeJob(t, w, store, repo, len(want), workflowCtx(nil))
 	})
 }

@@ -16,8 +16,11 @@ import (
 
 // Exit codes. They are the command's contract with scripts and CI, and the
 // same as gitleaks' where gitleaks has one (0 clean, 1 leaks found), except
-// that spindle keeps errors apart from findings: a CI job must not read "the
-// config is broken" as "a secret leaked", nor the reverse.
+// that spindle's own commands keep errors apart from findings: a CI job must
+// not read "the config is broken" as "a secret leaked", nor the reverse.
+// The gitleaks drop-ins (dir, git, stdin) exit as gitleaks does instead: 1
+// on any error, 126 for an unknown flag (see dropInExit); a job that must
+// tell an error from a finding there gives --exit-code another value.
 const (
 	exitClean       = 0   // nothing found
 	exitFindings    = 1   // findings reported (--exit-code changes it)
@@ -107,7 +110,16 @@ func (e *usageError) Unwrap() error { return e.err }
 func run(ctx context.Context, e env, args []string) int {
 	root := newRootCmd(e)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
+	code := exitStatus(ctx, e, err)
+	if isDropIn(cmd) {
+		return dropInExit(code, err)
+	}
+	return code
+}
+
+// exitStatus prints err and returns the exit status it means.
+func exitStatus(ctx context.Context, e env, err error) int {
 	if err == nil {
 		return exitClean
 	}
@@ -144,6 +156,7 @@ with gitleaks-compatible rules, on all cores. It also measures the work-stealing
 runtime it is built on against plain goroutines on this machine.`,
 		Example: `  spindle scan .                       # scan the current directory
   spindle scan -f sarif -o spindle.sarif src/
+  spindle git -v                       # as gitleaks git -v: the history, findings printed
   spindle rules --check                # test every rule on samples of its regex
   spindle bench                        # runtime vs goroutines, on this machine`,
 		Version:       versionString(),

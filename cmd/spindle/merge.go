@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spindle-go/spindle/internal/smallfile"
 	"github.com/spindle-go/spindle/scan/report"
 )
 
@@ -20,11 +21,19 @@ type mergeOptions struct {
 	quiet    bool
 }
 
-const mergeLong = `merge joins the reports of the shards of one scan (spindle scan or git with
---shard I/N, each writing -f json or -f jsonl; gitleaks' JSON schema is read
-too) into one report in any format. A finding that several reports hold is
-written once; the summary counts reports, findings and duplicates. The
+const mergeLong = `merge joins the reports of the shards of one scan (spindle scan, git or dir
+with --shard I/N, each writing json or jsonl) into one report: by default in
+the schema the shards were written in (json, gitleaks' schema; jsonl,
+spindle's), or in any format -f names. A finding that several reports hold
+is written once; the summary counts reports, findings and duplicates. The
 result is the same report a scan without --shard would have written.
+
+Each shard's report says which shard it is and of which scan (what was
+scanned, and a hash of the rules and settings). merge refuses, naming the
+reports, a set that is not one whole scan: a shard missing, a shard given
+twice, a shard of another scan, or a report that is not a shard's beside
+ones that are. Reports without shard headers (baselines, whole scans) are
+joined as they are.
 
 Exit status: 0 no findings, 1 findings (see --exit-code), 2 an error (a
 report that cannot be read names its file and entry).`
@@ -44,7 +53,7 @@ func newMergeCmd(e env) *cobra.Command {
 	}
 	f := c.Flags()
 	f.SortFlags = false
-	f.StringVarP(&o.format, "format", "f", "json", "report `FORMAT`: "+strings.Join(report.Formats(), ", "))
+	f.StringVarP(&o.format, "format", "f", "", "report `FORMAT`: "+strings.Join(listed(spindleFormats), ", ")+" (default: the shards' own, json or jsonl)")
 	f.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of standard output")
 	f.StringVar(&o.template, "report-template", "", "a Go text/template `FILE` (with --format template)")
 	f.IntVar(&o.redact, "redact", 0, "hide secrets in the report; =`PCT` hides that share of each (bare --redact: 100)")
@@ -56,13 +65,17 @@ func newMergeCmd(e env) *cobra.Command {
 }
 
 func runMerge(c *cobra.Command, e env, o mergeOptions, paths []string) error {
-	if o.template != "" && o.format == "json" && !c.Flags().Changed("format") {
-		o.format = string(report.FormatTemplate)
+	if o.template != "" && o.format == "" {
+		o.format = "template"
 	}
-	format, err := report.ParseFormat(o.format)
+	var format report.Format
+	if o.format != "" {
+		var err error
+		if format, err = parseFormatName(spindleFormats, o.format, "-f, --format"); err != nil {
+			return &usageError{cmd: c, err: err}
+		}
+	}
 	switch {
-	case err != nil:
-		return &usageError{cmd: c, err: fmt.Errorf("invalid argument %q for \"-f, --format\": want one of %s", o.format, strings.Join(report.Formats(), ", "))}
 	case o.redact < 0 || o.redact > 100:
 		return &usageError{cmd: c, err: fmt.Errorf("invalid argument %d for \"--redact\": want a percentage, 0 to 100", o.redact)}
 	case o.exitCode < 0 || o.exitCode > 125:
@@ -77,15 +90,35 @@ func runMerge(c *cobra.Command, e env, o mergeOptions, paths []string) error {
 	}
 	var tmpl string
 	if o.template != "" {
-		b, err := readSmallFile(o.template, 1<<20)
+		b, err := smallfile.Read(o.template, 1<<20)
 		if err != nil {
 			return exitWith(exitError, fmt.Errorf("report template: %w", err))
 		}
 		tmpl = string(b)
 	}
+	// Read every report and check that they are one scan's shards before
+	// anything is written.
+	m := report.NewMerger()
+	defer m.Close()
+	for _, p := range paths {
+		if err := m.Read(p); err != nil {
+			return exitWith(exitError, err)
+		}
+	}
+	if err := m.Check(); err != nil {
+		return exitWith(exitError, err)
+	}
+	if format == "" {
+		schema, err := m.Schema()
+		if err != nil {
+			return exitWith(exitError, err)
+		}
+		format = schema.Format()
+	}
 	out := e.stdout
 	var file *report.AtomicFile
 	if o.output != "" && o.output != "-" {
+		var err error
 		if file, err = report.CreateAtomic(o.output); err != nil {
 			return exitWith(exitError, fmt.Errorf("merge: %w", err))
 		}
@@ -96,10 +129,10 @@ func runMerge(c *cobra.Command, e env, o mergeOptions, paths []string) error {
 	if err != nil {
 		return exitWith(exitError, err)
 	}
-	sum, err := report.Merge(w, paths...)
+	sum, err := m.Write(w)
 	if err != nil {
-		w.Close()
-		return exitWith(exitError, fmt.Errorf("merge: %w", err))
+		report.CloseIncomplete(w)
+		return exitWith(exitError, err)
 	}
 	if err := w.Close(); err != nil {
 		return exitWith(exitError, fmt.Errorf("merge: write report: %w", err))

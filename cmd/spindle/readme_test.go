@@ -111,8 +111,10 @@ var readmeCommands = map[string]func(t *testing.T){
 			t.Errorf("exit %d, findings %+v", r.code, fs)
 		}
 	},
-	"spindle git": func(t *testing.T) {
-		// A token committed, then removed: still in history.
+	"spindle git -v": func(t *testing.T) {
+		// A token committed, then removed: still in history. As gitleaks
+		// git -v: each finding printed on standard output, the count on
+		// standard error after the banner.
 		dir := t.TempDir()
 		writeTree(t, dir, map[string]string{".gitleaks.toml": testRules, "app.env": "k=" + token(7) + "\n"})
 		gitIn(t, dir, "init", "-q")
@@ -120,25 +122,84 @@ var readmeCommands = map[string]func(t *testing.T){
 		gitIn(t, dir, "commit", "-qm", "add")
 		writeTree(t, dir, map[string]string{"app.env": "k=\n"})
 		gitIn(t, dir, "commit", "-qam", "remove")
-		if r := invoke(t, dir, "git"); r.code != 1 || !strings.Contains(r.stdout, token(7)) {
+		r := runLine(t, dir, "spindle git -v")
+		if r.code != 1 || !strings.Contains(r.stdout, "Secret:      "+token(7)+"\n") || !strings.Contains(r.stdout, "Commit:      ") {
 			t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
-	},
-	"spindle dir -r leaks.json --report-format json .": func(t *testing.T) {
-		root, want := secretTree(t)
-		if r := invoke(t, root, "dir", "-r", "leaks.json", "--report-format", "json", "."); r.code != 1 {
-			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		if !strings.Contains(r.stderr, "spindle") || !strings.Contains(r.stderr, " WRN leaks found: 1\n") || !strings.Contains(r.stderr, " INF 2 commits scanned.\n") {
+			t.Errorf("standard error:\n%s", r.stderr)
 		}
-		data, err := os.ReadFile(filepath.Join(root, "leaks.json"))
+	},
+	"spindle dir --redact -r leaks.sarif .": func(t *testing.T) {
+		root, want := secretTree(t)
+		r := runLine(t, root, "spindle dir --redact -r leaks.sarif .")
+		if r.code != 1 || r.stdout != "" {
+			t.Fatalf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+		}
+		data, err := os.ReadFile(filepath.Join(root, "leaks.sarif"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var fs []struct {
-			RuleID, File, Secret string
-			StartLine            int
+		var log struct {
+			Runs []struct {
+				Results []struct {
+					PartialFingerprints map[string]string `json:"partialFingerprints"`
+				} `json:"results"`
+			} `json:"runs"`
 		}
-		if err := json.Unmarshal(data, &fs); err != nil || len(fs) != len(want) || fs[0].RuleID != "e2e-token" || !strings.Contains(string(data), `"StartLine"`) {
-			t.Errorf("gitleaks schema: %v\n%s", err, data)
+		if err := json.Unmarshal(data, &log); err != nil || len(log.Runs) != 1 || len(log.Runs[0].Results) != len(want) {
+			t.Fatalf("sarif: %v\n%s", err, data)
+		}
+		if _, ok := log.Runs[0].Results[0].PartialFingerprints["commitSha"]; !ok {
+			t.Errorf("not gitleaks' SARIF shape: %v", log.Runs[0].Results[0].PartialFingerprints)
+		}
+		for _, w := range want {
+			if strings.Contains(string(data), w.secret) {
+				t.Errorf("--redact: the report holds %s", w.secret)
+			}
+		}
+	},
+	"git diff | spindle stdin --no-banner": func(t *testing.T) {
+		dir := t.TempDir()
+		writeTree(t, dir, map[string]string{".gitleaks.toml": testRules, "app.env": "k=\n"})
+		gitIn(t, dir, "init", "-q")
+		gitIn(t, dir, "add", ".")
+		gitIn(t, dir, "commit", "-qm", "add")
+		writeTree(t, dir, map[string]string{"app.env": "k=" + token(8) + "\n"})
+		r := runLine(t, dir, "git diff | spindle stdin --no-banner")
+		if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, " WRN leaks found: 1\n") || strings.Contains(r.stderr, token(8)) {
+			t.Errorf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+		}
+	},
+	"exec spindle git --pre-commit --staged --verbose": func(t *testing.T) {
+		// The hook as the README shows it, in a repository's hooks.
+		var hook string
+		for _, b := range codeBlocks(readme(t), "sh") {
+			if strings.HasPrefix(b, "#!/bin/sh\n") {
+				hook = b + "\n"
+			}
+		}
+		if hook == "" {
+			t.Fatal("the README shows no hook")
+		}
+		dir := t.TempDir()
+		writeTree(t, dir, map[string]string{".gitleaks.toml": testRules})
+		gitIn(t, dir, "init", "-q")
+		gitIn(t, dir, "add", ".")
+		gitIn(t, dir, "commit", "-qm", "rules")
+		hookPath := filepath.Join(dir, ".git", "hooks", "pre-commit")
+		if err := os.WriteFile(hookPath, []byte(hook), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeTree(t, dir, map[string]string{"leak.env": "TOKEN=" + token(9) + "\n", "ok.txt": "fine\n"})
+		gitIn(t, dir, "add", "leak.env")
+		if r := runLine(t, dir, "git commit -qm leak"); r.code == 0 || !strings.Contains(r.stdout+r.stderr, "File:        leak.env") {
+			t.Errorf("a commit of a secret: exit %d, want a failure naming leak.env\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		gitIn(t, dir, "reset", "-q", "leak.env")
+		gitIn(t, dir, "add", "ok.txt")
+		if r := runLine(t, dir, "git commit -qm ok"); r.code != 0 {
+			t.Errorf("a clean commit: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	},
 	"spindle scan .": func(t *testing.T) {

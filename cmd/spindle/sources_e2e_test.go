@@ -47,12 +47,8 @@ func TestScanStandardInput(t *testing.T) {
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", r.code, r.stderr)
 	}
-	var fs []struct {
-		File string `json:"file"`
-		Line int    `json:"line"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &fs); err != nil || len(fs) != 1 || fs[0].File != "app.log" || fs[0].Line != 50001 {
-		t.Errorf("findings %+v (%v), want app.log:50001", fs, err)
+	if fs := parseJSON(t, r.stdout); len(fs) != 1 || fs[0].File != "app.log" || fs[0].Line != 50001 {
+		t.Errorf("findings %+v, want app.log:50001", fs)
 	}
 	if r := invokeStdin(t, dir, "", "scan", "-", "."); r.code != 2 || !strings.Contains(r.stderr, "cannot be combined") {
 		t.Errorf("- with another PATH: exit %d, %s", r.code, r.stderr)
@@ -110,7 +106,7 @@ func TestGitCommand(t *testing.T) {
 	writeTree(t, dir, map[string]string{"app.env": "k=redacted\n"})
 	git("commit", "-qam", "remove it")
 
-	r := invoke(t, dir, "git", "-f", "json")
+	r := invoke(t, dir, "git", "-r", "-", "-f", "json", "--no-banner")
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1: the deleted token is still in history\n%s", r.code, r.stderr)
 	}
@@ -127,10 +123,11 @@ func TestGitCommand(t *testing.T) {
 	}
 	writeTree(t, dir, map[string]string{"new.env": "k=" + token(2) + "\n"})
 	git("add", "new.env")
-	if r := invoke(t, dir, "git", "--staged"); r.code != 1 || !strings.Contains(r.stdout, "new.env") {
+	if r := invoke(t, dir, "git", "--staged", "-v"); r.code != 1 || !strings.Contains(r.stdout, "File:        new.env\n") {
 		t.Errorf("--staged with a staged token: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := invoke(t, t.TempDir(), "git"); r.code != 2 || !strings.Contains(r.stderr, "not a git repository") {
+	// As gitleaks: an error is exit 1.
+	if r := invoke(t, t.TempDir(), "git"); r.code != 1 || !strings.Contains(r.stderr, "not a git repository") {
 		t.Errorf("outside a repository: exit %d, %q", r.code, r.stderr)
 	}
 }
@@ -199,7 +196,7 @@ func TestGitSeveralRepositories(t *testing.T) {
 		}
 	}
 	writeTree(t, root, map[string]string{"repos.txt": "# more\ngamma\n", ".gitleaks.toml": testRules})
-	r := invoke(t, root, "git", "-c", ".gitleaks.toml", "-f", "jsonl", "alpha", "beta", "--repos", "repos.txt")
+	r := invoke(t, root, "git", "-c", ".gitleaks.toml", "-r", "-", "-f", "jsonl", "alpha", "beta", "--repos", "repos.txt")
 	if r.code != 1 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
@@ -208,7 +205,7 @@ func TestGitSeveralRepositories(t *testing.T) {
 			t.Errorf("report lacks %s:\n%s", want, r.stdout)
 		}
 	}
-	if r := invoke(t, root, "git", "nosuch/repo"); r.code != 2 {
+	if r := invoke(t, root, "git", "nosuch/repo"); r.code != 1 {
 		t.Errorf("a missing repository: exit %d\n%s", r.code, r.stderr)
 	}
 }

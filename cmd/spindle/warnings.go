@@ -37,8 +37,17 @@ func (p *warnPrinter) print(w scan.Warning) {
 	kind := w.Op + ": " + warningCause(w)
 	p.seen[kind]++
 	if p.verbose || p.seen[kind] <= warnRepeat {
-		p.con.Print(fmt.Sprintf("spindle: warning: %s\n", warningText(w)))
+		p.con.warn(warningText(w))
 	}
+}
+
+// allFlag is the flag that prints every warning: spindle scan's -v; in
+// the drop-ins, where -v prints findings, --all-warnings.
+func (p *warnPrinter) allFlag() string {
+	if p.con.logs {
+		return "--all-warnings"
+	}
+	return "-v"
 }
 
 // flush prints, for each kind that passed warnRepeat, how many more there
@@ -49,7 +58,7 @@ func (p *warnPrinter) flush() {
 	}
 	for _, kind := range slices.Sorted(maps.Keys(p.seen)) {
 		if n := p.seen[kind] - warnRepeat; n > 0 {
-			p.con.Print(fmt.Sprintf("spindle: warning: %s more like that: %s (-v prints them all)\n", plural(int64(n), "warning", "warnings"), kind))
+			p.con.warn(fmt.Sprintf("%s more like that: %s (%s prints them all)", plural(int64(n), "warning", "warnings"), kind, p.allFlag()))
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
 // GitleaksIgnoreName is the fingerprint file a scan reads at the top of
@@ -34,7 +36,7 @@ func LoadFingerprints(path string) (*Fingerprints, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, GitleaksIgnoreName)
 	}
-	b, err := readSmall(path)
+	b, err := smallfile.Read(path, maxFile)
 	if err != nil {
 		return nil, fmt.Errorf("ignore: %w", err)
 	}

@@ -2,11 +2,11 @@ package ignore
 
 import (
 	"errors"
-	"io"
 	"io/fs"
-	"os"
 	"regexp"
 	"strings"
+
+	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
 // Files are the ignore files read in every directory. A later file takes
@@ -112,7 +112,7 @@ func readRules(dir string, warn WarnFunc) []rule {
 }
 
 func readFile(p string, warn WarnFunc) []rule {
-	b, err := readSmall(p)
+	b, err := smallfile.Read(p, maxFile)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) && warn != nil {
 			warn(p, "read", err)
@@ -129,31 +129,6 @@ func readFile(p string, warn WarnFunc) []rule {
 // maxFile bounds an ignore file read: they are input from the tree being
 // scanned, which may be hostile.
 const maxFile = 16 << 20
-
-// readSmall reads a regular file of at most maxFile bytes.
-func readSmall(p string) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: p, Err: errNotRegular}
-	}
-	if st.Size() > maxFile {
-		return nil, &fs.PathError{Op: "read", Path: p, Err: errTooLarge}
-	}
-	return io.ReadAll(io.LimitReader(f, maxFile+1))
-}
-
-var (
-	errNotRegular = errors.New("not a regular file")
-	errTooLarge   = errors.New("larger than 16 MiB")
-)
 
 // stripFor is how many bytes of a path under dir, as join builds it, come
 // before the part relative to dir.

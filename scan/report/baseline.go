@@ -1,13 +1,13 @@
 package report
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
 // Baseline is the set of findings a previous report already contained, so
@@ -76,7 +76,7 @@ type baselineLoc struct {
 // and within the limits on strings, entries and nesting that ErrReportLimit
 // reports.
 func LoadBaseline(path string) (*Baseline, error) {
-	file, err := openRegular(path)
+	file, err := smallfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("report: baseline: %w", err)
 	}
@@ -100,33 +100,7 @@ func ReadBaseline(r io.Reader) (*Baseline, error) {
 
 // ErrNotRegular is wrapped by the error for a baseline or report path that
 // names something other than a regular file (a directory, a FIFO, a device).
-var ErrNotRegular = errors.New("not a regular file")
-
-// openRegular opens path for reading if it is a regular file (following
-// symbolic links). The type is checked before opening, since opening a FIFO
-// blocks until a writer comes, and again on the open file, in case the
-// path changed in between.
-func openRegular(path string) (*os.File, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
-	}
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if info, err := file.Stat(); err != nil || !info.Mode().IsRegular() {
-		file.Close()
-		if err == nil {
-			err = fmt.Errorf("%s: %w", path, ErrNotRegular)
-		}
-		return nil, err
-	}
-	return file, nil
-}
+var ErrNotRegular = smallfile.ErrNotRegular
 
 // Len returns the number of findings the baseline was read from.
 func (b *Baseline) Len() int {

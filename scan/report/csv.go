@@ -20,8 +20,10 @@ var csvHeader = []string{
 // order, quoted as RFC 4180 says (encoding/csv quotes any field holding a
 // comma, quote, or line break, so a secret spanning lines stays one field)
 // and ending lines with \n, as encoding/csv and gitleaks do. Tags are joined
-// with a space, as gitleaks does. The header goes out at the first Write;
-// an empty report is the header alone.
+// with a space, as gitleaks does. Nothing is written before Close, when
+// the header goes out before the rows: an empty report is the header
+// alone, and a report closed by CloseIncomplete is nothing at all, since a
+// header alone would read as a scan that found nothing.
 //
 // Values are written as found, bytes that are not UTF-8 included. A
 // spreadsheet may treat a field that starts with '=', '+', '-' or '@' as a
@@ -40,14 +42,18 @@ func newCSVFormat(opts Options) *csvFormat {
 
 func (c *csvFormat) entry(f Finding) entry { return entry{f: prepare(f, c.opts)} }
 
-func (c *csvFormat) begin(w *bufio.Writer) error {
-	c.cw = csv.NewWriter(w)
-	c.cw.Write(csvHeader)
-	c.cw.Flush()
-	return c.cw.Error()
+func (c *csvFormat) begin(*bufio.Writer) error { return nil }
+
+// header writes the header row, once, before the first row or at the end.
+func (c *csvFormat) header(w *bufio.Writer) {
+	if c.cw == nil {
+		c.cw = csv.NewWriter(w)
+		c.cw.Write(csvHeader)
+	}
 }
 
-func (c *csvFormat) finding(_ *bufio.Writer, e *entry) error {
+func (c *csvFormat) finding(w *bufio.Writer, e *entry) error {
+	c.header(w)
 	f := &e.f
 	c.row[0] = f.RuleID
 	c.row[1] = f.Description
@@ -71,7 +77,8 @@ func (c *csvFormat) finding(_ *bufio.Writer, e *entry) error {
 	return c.cw.Write(c.row)
 }
 
-func (c *csvFormat) end(*bufio.Writer) error {
+func (c *csvFormat) end(w *bufio.Writer) error {
+	c.header(w)
 	c.cw.Flush()
 	return c.cw.Error()
 }

@@ -79,7 +79,7 @@ func TestJSONLStreamsEachFindingBeforeWriteReturns(t *testing.T) {
 
 func TestSortedFormatsWriteTheirOpeningAtTheFirstWrite(t *testing.T) {
 	opening := map[Format]string{
-		FormatJSON: "[", FormatGitleaks: "[", FormatCSV: strings.Join(csvHeader, ",") + "\n",
+		FormatJSON: "[", FormatGitleaks: "[", FormatCSV: "",
 		FormatSARIF: "{\n  \"$schema\"", FormatJUnit: xml.Header, FormatText: "",
 	}
 	for format, want := range opening {

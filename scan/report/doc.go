@@ -1,12 +1,13 @@
 // Package report turns a scan's findings into the outputs people and tools
 // read, and reads them back. Writers: text for a terminal, json and jsonl
 // (spindle's own schema), sarif for code-scanning services, csv, junit for
-// CI test reports, gitleaks and gitleaks-csv (gitleaks v8's JSON and CSV
-// reports, byte for byte), and template (a Go text/template over findings
-// with gitleaks' field names). Around a report it holds what the command
-// needs: a Baseline of findings already known, Merge for reports written by
-// shards of one scan, AtomicFile for replacing a report file whole, and the
-// Summary printed at the end of a scan.
+// CI test reports, gitleaks, gitleaks-csv, gitleaks-sarif and
+// gitleaks-junit (gitleaks v8's JSON, CSV, SARIF and JUnit reports, key for
+// key), and template (a Go text/template over findings with gitleaks'
+// field names). Around a report it holds what the command needs: a
+// Baseline of findings already known, a Merger for reports written by
+// shards of one scan, AtomicFile for replacing a report file whole, and
+// the Summary printed at the end of a scan.
 //
 // # Shape
 //
@@ -44,10 +45,24 @@
 // finding in memory, since a template may index them.
 //
 // Errors stop a report at once. A sorted writer writes its format's fixed
-// opening at the first Write, so that a destination that cannot be written
-// fails the first Write rather than the last Close; a temporary file that
-// cannot be written fails the Write that spilled. The first error sticks:
-// every later Write and Close returns it, and the engine cancels the scan.
+// opening at the first Write (json, sarif, junit; csv and text have none),
+// so that a destination that cannot be written fails the first Write
+// rather than the last Close; a temporary file that cannot be written fails
+// the Write that spilled. The first error sticks: every later Write and
+// Close returns it, and the engine cancels the scan.
+//
+// # A scan that did not complete
+//
+// A report must never read as the report of a whole scan when the scan
+// stopped early (interrupted, timed out, failed). CloseIncomplete ends such
+// a report instead of Close: SARIF is finished and says so
+// (invocations[0].executionSuccessful is false; a complete run says true),
+// text is finished for the person reading it, and every other format
+// writes nothing beyond what it has: a json report's opening bracket alone,
+// junit's XML declaration alone, nothing at all for csv, which writes its
+// header at Close for this reason, and no run of the template. The command
+// adds the other half: a report file is replaced only when the scan
+// completed (AtomicFile).
 //
 // # Redaction
 //
@@ -82,10 +97,17 @@
 // does: field names and order, one-space indentation, <, > and & escaped,
 // Entropy as a float32, Link only when set, dates in UTC. Link is built as
 // gitleaks builds it, from Options.RemoteURL and Options.Platform (github,
-// gitlab, azuredevops, gitea, bitbucket, or recognised from the host). The
-// tests compare the output, element for element, with reports gitleaks
-// v8.30.1 wrote (testdata/gitleaks), and with a live gitleaks when one is
-// installed. Differences on purpose: findings are sorted, and bytes that are
+// gitlab, azuredevops, gitea, bitbucket, or recognised from the host).
+// gitleaks-csv, gitleaks-sarif and gitleaks-junit are gitleaks' other
+// reports in the same way: its columns; its SARIF keys, with the commit,
+// author, email, date and message as partialFingerprints; its single JUnit
+// suite with the finding's JSON as each failure's text. Beside them the
+// package's own csv, sarif and junit say more (a description column; rule
+// tags, archive members, repository provenance and a secret hash in SARIF;
+// a suite per rule in junit), which is why both exist. The tests compare
+// every gitleaks format with reports gitleaks v8.30.1 wrote
+// (testdata/gitleaks), finding for finding and byte for byte around them,
+// and with a live gitleaks when one is installed. Differences on purpose: findings are sorted, and bytes that are
 // not UTF-8 are escaped reversibly where gitleaks writes U+FFFD. gitleaks'
 // Message is the whole commit message and Line the whole source line;
 // they are whatever the Finding holds (Line holds the Match).
@@ -119,13 +141,21 @@
 //
 // # Merge
 //
-// Merge joins the json and jsonl reports of the shards of one scan, in
+// A Merger joins the json and jsonl reports of the shards of one scan, in
 // either schema, into one report of any format, dropping findings that
 // appear more than once. A duplicate agrees on commit, file, position,
 // rule, secret, match and fingerprint; the fingerprint alone would merge
-// two secrets found on one line by one rule. Merge sorts with the same
+// two secrets found on one line by one rule. It sorts with the same
 // spilling sorter, so its memory is bounded too, and duplicates are
 // dropped as the sorted stream passes.
+//
+// A shard's report (Options.Shard) starts with a header naming its shard
+// i/n, what the scan read and a hash of its rules and settings. The Merger
+// refuses a set of shard reports that is not one whole scan, naming the
+// reports: a shard missing, one given twice, one of another scan, a report
+// without a header among shard reports. Schema tells the command which
+// schema the inputs share, so that shards written as gitleaks' json merge
+// into gitleaks' json.
 //
 // # Replacing report files
 //

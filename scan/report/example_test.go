@@ -73,13 +73,13 @@ func ExampleParseFormat() {
 	fmt.Println(err)
 	// Output:
 	// sarif <nil>
-	// report: unknown report format "xml" (valid: text, json, jsonl, sarif, csv, junit, gitleaks, gitleaks-csv, template)
+	// report: unknown report format "xml" (valid: text, json, jsonl, sarif, csv, junit, gitleaks, gitleaks-csv, gitleaks-sarif, gitleaks-junit, template)
 }
 
 func ExampleFormats() {
 	fmt.Println(strings.Join(report.Formats(), "|"))
 	// Output:
-	// text|json|jsonl|sarif|csv|junit|gitleaks|gitleaks-csv|template
+	// text|json|jsonl|sarif|csv|junit|gitleaks|gitleaks-csv|gitleaks-sarif|gitleaks-junit|template
 }
 
 func ExampleRedact() {

@@ -29,6 +29,13 @@ const (
 	// FormatGitleaksCSV is the CSV report of gitleaks v8 (--report-format
 	// csv there): its columns, in its order.
 	FormatGitleaksCSV Format = "gitleaks-csv"
+	// FormatGitleaksSARIF is the SARIF report of gitleaks v8: its keys,
+	// partialFingerprints holding the commit, author, email, date and
+	// message.
+	FormatGitleaksSARIF Format = "gitleaks-sarif"
+	// FormatGitleaksJUnit is the JUnit report of gitleaks v8: one suite, a
+	// failed case per finding holding the finding as gitleaks' JSON.
+	FormatGitleaksJUnit Format = "gitleaks-junit"
 	// FormatTemplate runs the Go text/template in Options.Template over the
 	// findings, presented with gitleaks' field names.
 	FormatTemplate Format = "template"
@@ -36,7 +43,8 @@ const (
 
 // formats is the order Formats and error messages list them in: the default
 // first, then the machine formats from most to least common.
-var formats = []Format{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatCSV, FormatJUnit, FormatGitleaks, FormatGitleaksCSV, FormatTemplate}
+var formats = []Format{FormatText, FormatJSON, FormatJSONL, FormatSARIF, FormatCSV, FormatJUnit,
+	FormatGitleaks, FormatGitleaksCSV, FormatGitleaksSARIF, FormatGitleaksJUnit, FormatTemplate}
 
 // ErrUnknownFormat is wrapped by the errors ParseFormat and NewWriter return
 // for a name that is not one of Formats.
@@ -109,6 +117,12 @@ type Options struct {
 	// creation (deleted on close on Windows), so none outlives the process.
 	TempDir string
 
+	// Shard marks a shard's report (a scan run with --shard i/n): json,
+	// jsonl and gitleaks write it as their first element, SARIF in the
+	// run's properties, so that Merge can check it holds one whole scan.
+	// The other formats ignore it.
+	Shard *Shard
+
 	// spillAt overrides the spill threshold (bytes of buffered findings);
 	// tests set it small to exercise the merge.
 	spillAt int64
@@ -153,6 +167,28 @@ type Writer interface {
 // ErrWriterClosed is returned by Write after Close.
 var ErrWriterClosed = errors.New("report: write after close")
 
+// CloseIncomplete ends the report of a scan that did not complete (it was
+// interrupted, timed out or failed) so that it cannot be read as the
+// report of a whole scan. Formats that can say so finish the report and
+// say it: SARIF marks its run with executionSuccessful false. text, for
+// people, is finished as by Close (the command says the scan stopped).
+// Every other format writes nothing more than it has: a json report holds
+// at most its opening bracket, which no reader takes for a complete
+// report, and jsonl, which streams, ends at its last finding. It reports
+// whether the report was finished, and like Close it may be called once.
+func CloseIncomplete(w Writer) (finished bool, err error) {
+	switch w := w.(type) {
+	case *sortedWriter:
+		return w.closeIncomplete()
+	case *templateWriter:
+		return false, w.state.close(func() error {
+			w.findings = nil // a template may print anything: it is not run
+			return nil
+		})
+	}
+	return false, w.Close()
+}
+
 // NewWriter returns a Writer that emits format to w. It fails for an unknown
 // format, a Redact outside 0..100, an unknown Platform, and for
 // FormatTemplate a missing or invalid Options.Template.
@@ -184,6 +220,10 @@ func NewWriter(format Format, w io.Writer, opts Options) (Writer, error) {
 		return newSortedWriter(w, opts, compareFindings, &gitleaksFormat{opts: opts, remote: remote}), nil
 	case FormatGitleaksCSV:
 		return newSortedWriter(w, opts, compareFindings, &gitleaksCSVFormat{opts: opts, remote: remote}), nil
+	case FormatGitleaksSARIF:
+		return newSortedWriter(w, opts, compareFindings, &gitleaksSARIFFormat{opts: opts}), nil
+	case FormatGitleaksJUnit:
+		return newSortedWriter(w, opts, compareFindings, &gitleaksJUnitFormat{opts: opts, remote: remote}), nil
 	case FormatTemplate:
 		tw, err := newTemplateWriter(w, opts, remote)
 		if err != nil {

@@ -111,8 +111,7 @@ type gitleaksFormat struct {
 func (g *gitleaksFormat) entry(f Finding) entry { return entry{f: prepare(f, g.opts)} }
 
 func (g *gitleaksFormat) begin(w *bufio.Writer) error {
-	_, err := w.WriteString("[")
-	return err
+	return beginArray(w, g.opts.Shard, &g.n, true)
 }
 
 func (g *gitleaksFormat) finding(w *bufio.Writer, e *entry) error {

@@ -52,7 +52,8 @@ func appendFindingJSON(b []byte, f *Finding, indent bool) []byte {
 
 // jsonFormat is the json report: a JSON array of findings, one indented
 // element per finding, sorted (see compareFindings). The opening bracket
-// goes out at the first Write; an empty report is "[]".
+// goes out at the first Write; an empty report is "[]". A shard's report
+// has its Shard header as the first element.
 type jsonFormat struct {
 	opts Options
 	n    int    // findings written
@@ -62,7 +63,18 @@ type jsonFormat struct {
 func (j *jsonFormat) entry(f Finding) entry { return entry{f: prepare(f, j.opts)} }
 
 func (j *jsonFormat) begin(w *bufio.Writer) error {
-	_, err := w.WriteString("[")
+	return beginArray(w, j.opts.Shard, &j.n, false)
+}
+
+// beginArray writes the opening of a json array report and, for a shard's
+// report, its header element, counted in *n.
+func beginArray(w *bufio.Writer, shard *Shard, n *int, html bool) error {
+	b := []byte("[")
+	if shard != nil {
+		b = appendShardJSON(append(b, "\n "...), shard, true, html)
+		*n++
+	}
+	_, err := w.Write(b)
 	return err
 }
 
@@ -91,12 +103,13 @@ func (j *jsonFormat) end(w *bufio.Writer) error {
 // returns, so a consumer can act on findings while the scan runs, and
 // concurrent readers of a pipe never see half a line from this writer. JSON
 // escapes every newline inside a string, so a finding is always exactly one
-// line.
+// line. A shard's report starts with its Shard header line.
 type jsonlWriter struct {
-	w     io.Writer
-	opts  Options
-	buf   []byte
-	state closeState
+	w      io.Writer
+	opts   Options
+	buf    []byte
+	headed bool // the shard header is written
+	state  closeState
 }
 
 func newJSONLWriter(w io.Writer, opts Options) *jsonlWriter {
@@ -108,14 +121,31 @@ func (lw *jsonlWriter) Write(f Finding) error {
 		return err
 	}
 	f = prepare(f, lw.opts)
-	lw.buf = append(appendFindingJSON(lw.buf[:0], &f, false), '\n')
+	lw.buf = lw.header(lw.buf[:0])
+	lw.buf = append(appendFindingJSON(lw.buf, &f, false), '\n')
 	if _, err := lw.w.Write(lw.buf); err != nil {
 		return lw.state.fail(err)
 	}
 	return nil
 }
 
-// Close writes nothing: an empty jsonl report is empty.
+// header appends a shard's header line, once, before the first finding.
+func (lw *jsonlWriter) header(b []byte) []byte {
+	if lw.opts.Shard == nil || lw.headed {
+		return b
+	}
+	lw.headed = true
+	return append(appendShardJSON(b, lw.opts.Shard, false, false), '\n')
+}
+
+// Close writes nothing but a shard's header if no finding came: an empty
+// jsonl report is empty.
 func (lw *jsonlWriter) Close() error {
-	return lw.state.close(func() error { return nil })
+	return lw.state.close(func() error {
+		if b := lw.header(nil); len(b) > 0 {
+			_, err := lw.w.Write(b)
+			return err
+		}
+		return nil
+	})
 }

@@ -130,14 +130,45 @@ func (g *readGuard) checkEntry() error {
 
 // reportReader reads the findings of a json report (an array), a jsonl
 // report (one object per line, or any run of objects), or JSON null, in
-// spindle's schema or gitleaks' (see reportKeys).
+// spindle's schema or gitleaks' (see reportKeys). A shard's header (see
+// Shard), the first entry of a shard's report, is read into shard.
 type reportReader struct {
 	guard   *readGuard
 	dec     *json.Decoder
 	skipped int64 // bytes consumed before dec started (BOM, white space)
 	array   bool
 	done    bool
-	n       int // entries read
+	n       int    // entries read, the shard header included
+	shard   *Shard // the report's shard header, if it has one
+	schema  Schema // the schema of the findings read so far
+}
+
+// Schema names the shape of a report Merge reads: the container (a json
+// array or jsonl lines) and the keys of its findings (spindle's snake_case
+// or gitleaks' names).
+type Schema string
+
+// The schemas of reports read back. SchemaUnknown is a report with no
+// findings to tell by.
+const (
+	SchemaUnknown      Schema = ""
+	SchemaJSON         Schema = "json"          // spindle's json: an array, snake_case keys
+	SchemaJSONL        Schema = "jsonl"         // spindle's jsonl: a line per finding
+	SchemaGitleaksJSON Schema = "gitleaks json" // gitleaks' json: an array, its keys
+	schemaGitleaksL    Schema = "gitleaks jsonl"
+)
+
+// Format is the report format that writes the schema.
+func (s Schema) Format() Format {
+	switch s {
+	case SchemaJSON:
+		return FormatJSON
+	case SchemaJSONL, schemaGitleaksL:
+		return FormatJSONL
+	case SchemaGitleaksJSON:
+		return FormatGitleaks
+	}
+	return ""
 }
 
 // utf8BOM is skipped at the start of a report; some Windows editors and
@@ -222,6 +253,9 @@ func (rr *reportReader) next() (f Finding, ok bool, err error) {
 	if err != nil {
 		return Finding{}, false, fmt.Errorf("finding %d: %w", rr.n, err)
 	}
+	if rr.n == 1 && rr.shard != nil {
+		return rr.next() // the header is not a finding
+	}
 	return f, true, nil
 }
 
@@ -295,6 +329,18 @@ func (rr *reportReader) entry() (Finding, error) {
 		// The likeliest wrong file: the sarif report of the same scan.
 		return Finding{}, errors.New("this is a SARIF log; a baseline or a shard report is a json or jsonl report")
 	}
+	if _, ok := raw["shard"]; ok {
+		if rr.n != 1 {
+			return Finding{}, errors.New("a shard header after the first entry")
+		}
+		sh, err := decodeShard(raw)
+		if err != nil {
+			return Finding{}, err
+		}
+		rr.shard = sh
+		return Finding{}, nil
+	}
+	rr.noteSchema(raw)
 	var f Finding
 	fields := []struct {
 		keys []string
@@ -329,6 +375,46 @@ func (rr *reportReader) entry() (Finding, error) {
 		}
 	}
 	return f, nil
+}
+
+// noteSchema records the schema of a finding's keys.
+func (rr *reportReader) noteSchema(raw map[string]json.RawMessage) {
+	if rr.schema != SchemaUnknown {
+		return
+	}
+	_, gitleaks := raw["RuleID"]
+	switch {
+	case gitleaks && rr.array:
+		rr.schema = SchemaGitleaksJSON
+	case gitleaks:
+		rr.schema = schemaGitleaksL
+	case rr.array:
+		rr.schema = SchemaJSON
+	default:
+		rr.schema = SchemaJSONL
+	}
+}
+
+// decodeShard reads a shard header entry.
+func decodeShard(raw map[string]json.RawMessage) (*Shard, error) {
+	var text, scanned, config string
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"shard", &text}, {"scanned", &scanned}, {"config", &config}} {
+		found, err := decodeField(raw, []string{f.key}, f.dst)
+		if err != nil {
+			return nil, fmt.Errorf("shard header: %w", err)
+		}
+		if !found {
+			return nil, fmt.Errorf("shard header: no %q key", f.key)
+		}
+	}
+	i, n, err := parseShardIndex(text)
+	if err != nil {
+		return nil, fmt.Errorf("shard header: %w", err)
+	}
+	return &Shard{Index: i, Count: n, Scanned: scanned, Config: config}, nil
 }
 
 // decodeField decodes the first of keys present in raw into dst (a *string,

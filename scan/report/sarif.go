@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -152,9 +153,10 @@ type (
 // unredacted finding and the secret hidden in the result, rather than
 // hidden first and cleaned after (FuzzWriters found that order leaking).
 type sarifFormat struct {
-	opts   Options
-	remote remoteInfo
-	n      int // results written
+	opts       Options
+	remote     remoteInfo
+	n          int  // results written
+	incomplete bool // the run did not complete (CloseIncomplete)
 	// extra holds, for each rule not in Options.Rules, its first finding
 	// in sorted order, whose description and tags describe the rule.
 	extra map[string]Finding
@@ -211,6 +213,15 @@ func (s *sarifFormat) head(w *bufio.Writer) error {
 		return err
 	}
 	w.WriteString(",\n")
+	w.WriteString("      \"invocations\": [\n        {\n          \"executionSuccessful\": " +
+		strconv.FormatBool(!s.incomplete) + "\n        }\n      ],\n")
+	if p := s.shardProperties(); p != nil {
+		w.WriteString("      \"properties\": ")
+		if err := s.encode(w, p, "      "); err != nil {
+			return err
+		}
+		w.WriteString(",\n")
+	}
 	if s.remote.url != "" {
 		w.WriteString("      \"versionControlProvenance\": ")
 		vc := []sarifVersionControl{{RepositoryURI: s.remote.url, RevisionID: s.opts.Revision}}
@@ -221,6 +232,20 @@ func (s *sarifFormat) head(w *bufio.Writer) error {
 	}
 	_, err := w.WriteString("      \"results\": [")
 	return err
+}
+
+// shardProperties are the run's properties for a shard's report, or nil.
+func (s *sarifFormat) shardProperties() map[string]string {
+	if sh := s.opts.Shard; sh != nil {
+		return map[string]string{"shard": sh.String(), "scanned": sh.Scanned, "config": sh.Config}
+	}
+	return nil
+}
+
+// markIncomplete makes the run's invocation say that it did not complete.
+func (s *sarifFormat) markIncomplete() bool {
+	s.incomplete = true
+	return true
 }
 
 // encode writes v as JSON indented at the given depth, or compact for an

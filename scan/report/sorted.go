@@ -22,6 +22,13 @@ type sortedFormat interface {
 	end(w *bufio.Writer) error
 }
 
+// incompleteFormat is a sortedFormat that can finish the report of a run
+// that did not complete and say so in it (see CloseIncomplete);
+// markIncomplete returns whether the report is to be finished.
+type incompleteFormat interface {
+	markIncomplete() bool
+}
+
 // sortedWriter is the Writer of every sorted format: it writes the format's
 // opening at the first Write, so that a destination that cannot be written
 // fails the scan at once rather than after the last finding, buffers
@@ -86,4 +93,15 @@ func (s *sortedWriter) Close() error {
 		}
 		return s.bw.Flush()
 	})
+}
+
+// closeIncomplete is CloseIncomplete: it finishes the report if the format
+// can mark it incomplete, else releases the findings and writes nothing.
+func (s *sortedWriter) closeIncomplete() (bool, error) {
+	if f, ok := s.format.(incompleteFormat); ok && f.markIncomplete() {
+		return true, s.Close()
+	}
+	s.sorter.release()
+	err := s.state.close(func() error { return s.bw.Flush() })
+	return false, err
 }

@@ -68,6 +68,10 @@ func (t *textFormat) entry(f Finding) entry {
 
 func (t *textFormat) begin(*bufio.Writer) error { return nil }
 
+// markIncomplete: a text report is for people, and what a stopped scan
+// found is worth showing them; the command says that it stopped.
+func (t *textFormat) markIncomplete() bool { return true }
+
 // textRow is one finding's printable cells, escaped.
 type textRow struct{ pos, rule, secret string }
 

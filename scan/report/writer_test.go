@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"slices"
 	"strconv"
@@ -34,7 +35,7 @@ func TestParseFormatAcceptsEveryFormatAndRejectsOthers(t *testing.T) {
 
 func TestFormatsListsTextFirstAndReturnsACopy(t *testing.T) {
 	got := Formats()
-	want := []string{"text", "json", "jsonl", "sarif", "csv", "junit", "gitleaks", "gitleaks-csv", "template"}
+	want := []string{"text", "json", "jsonl", "sarif", "csv", "junit", "gitleaks", "gitleaks-csv", "gitleaks-sarif", "gitleaks-junit", "template"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Formats() = %v, want %v", got, want)
 	}
@@ -173,9 +174,15 @@ func printedAs(format Format, s string) string {
 	case FormatJSON, FormatJSONL, FormatSARIF:
 		b, _ := jsonString(s)
 		return b
-	case FormatGitleaks:
+	case FormatGitleaks, FormatGitleaksSARIF:
 		b, _ := json.Marshal(s) // gitleaks keeps encoding/json's HTML escaping
 		return string(b[1 : len(b)-1])
+	case FormatGitleaksJUnit:
+		// The finding as gitleaks' JSON, escaped as XML text.
+		b, _ := json.Marshal(s)
+		var x strings.Builder
+		xml.EscapeText(&x, b[1:len(b)-1])
+		return x.String()
 	case FormatCSV, FormatGitleaksCSV:
 		return strings.ReplaceAll(s, `"`, `""`)
 	case FormatJUnit:

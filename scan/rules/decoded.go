@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"cmp"
 	"slices"
 	"strconv"
@@ -29,16 +30,34 @@ import (
 // segment, and one that reaches past it on the segment plus what it
 // reaches), so it ends at or after the segment's end, and what decides it
 // lies within maxSegment+decodeContext bytes before its end and
-// decodeContext bytes after. Decoding raises MaxWindow to at least 16 KiB,
+// decodeContext bytes after. Decoding raises MaxWindow to decodeWindow,
 // more than both, so the chunk that owns the finding (the one with MaxWindow
 // bytes on each side of its end) sees the segment and its context whole,
 // and the chunks that see it cut (a run that touches a buffer's edge) do
 // not own it: an encoded string across a chunk boundary is found once, by
-// the chunk that holds it.
+// the chunk that holds it. The price is the overlap a chunked object
+// carries from chunk to chunk (2*MaxWindow); objects that fit one chunk,
+// most files and every diff of a history, pay nothing.
+//
+// Repeats. gitleaks scans the whole text again at each depth and keeps
+// every match that touches text decoded at that depth, so a secret found
+// at depth 1 beside (or inside) text decoded at depth 2 is reported again,
+// tagged decode-depth:2. With Settings.GitleaksDecoding the repeats are
+// kept, as gitleaks reports them; otherwise a rule's finding at one place
+// with one secret is reported once, at the lowest depth.
+//
+// Markup. \xXX escapes and HTML references (spindle's kinds) occur in
+// source code beside text that is not encoded at all, and decoding them
+// can join a line's markup to what follows into a match nobody wrote (a
+// private key's header in an HTML fragment, running on into the next
+// lines). A finding that owes to one of these kinds must therefore lie on
+// a single line of the scanned text.
 
 const (
 	decodeContext = 512
 	regionSpan    = 64 << 10
+	// decodeWindow is the detector's window when it decodes.
+	decodeWindow = maxSegment + 2*decodeContext
 )
 
 // decodeState is a Scratch's working memory for decoding.
@@ -69,7 +88,9 @@ func (s *Scratch) level(j int) *decodeLevel {
 }
 
 // scanDecoded returns the findings in the decoded text of data, sorted by
-// Start, with exact duplicates (one rule, one span, one secret) removed.
+// Start, without the duplicates that merged regions find (one rule, one
+// span, one secret, one depth) and, unless the detector decodes as gitleaks
+// does, without the repeats of a finding at greater depths.
 func (d *Detector) scanDecoded(s *Scratch, path string, data []byte) []found {
 	if s.dec == nil {
 		s.dec = &decodeState{}
@@ -82,13 +103,29 @@ func (d *Detector) scanDecoded(s *Scratch, path string, data []byte) []found {
 		return nil
 	}
 	slices.SortFunc(st.out, func(a, b found) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.rule, b.rule), strings.Compare(a.Secret, b.Secret))
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.rule, b.rule),
+			strings.Compare(a.Secret, b.Secret), cmp.Compare(decodeDepthOf(a.Tags), decodeDepthOf(b.Tags)),
+			slices.Compare(a.Tags, b.Tags))
 	})
 	// Merged regions can find one secret twice; two secrets in one
 	// encoded string share its span and stay two findings.
 	return slices.CompactFunc(st.out, func(a, b found) bool {
-		return a.Start == b.Start && a.End == b.End && a.rule == b.rule && a.Secret == b.Secret
+		same := a.Start == b.Start && a.End == b.End && a.rule == b.rule && a.Secret == b.Secret
+		if d.gitleaksDec {
+			return same && slices.Equal(a.Tags, b.Tags)
+		}
+		return same
 	})
+}
+
+// decodeDepthOf is the depth a decoded finding's tags name (decodedTags
+// puts it last).
+func decodeDepthOf(tags []string) int {
+	if len(tags) == 0 {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimPrefix(tags[len(tags)-1], "decode-depth:"))
+	return n
 }
 
 // decodePass decodes, at depth j, the candidates in text that overlap one
@@ -96,7 +133,7 @@ func (d *Detector) scanDecoded(s *Scratch, path string, data []byte) []found {
 // regions around them, and goes one level deeper in each region.
 func (d *Detector) decodePass(s *Scratch, path string, j int, text []byte, focus []segment) {
 	L := s.level(j)
-	L.cands = findCandidates(text, 0, len(text), L.cands[:0])
+	L.cands = findCandidates(text, 0, len(text), L.cands[:0], d.decodeKinds)
 	L.dec = L.dec[:0]
 	segs := L.cands[:0]
 	for _, c := range L.cands {
@@ -174,6 +211,9 @@ func (d *Detector) scanRegion(s *Scratch, path string, j int, text []byte, segs 
 			continue // found in the text around the segments: the level above reports it
 		}
 		lo, hi := s.mapUp(j, f.Start, f.End)
+		if kinds&(encEscape|encHTML) != 0 && bytes.IndexByte(data[lo:hi], '\n') >= 0 {
+			continue // a match across lines of markup (see Markup above)
+		}
 		if !d.ignoreAllow {
 			if a, b := s.gitleaksLine(data, lo, hi); s.inlineAllowed(data, a, b) {
 				continue

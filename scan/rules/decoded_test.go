@@ -47,7 +47,7 @@ func TestFindCandidates(t *testing.T) {
 		{"abcdefghijklmnopqrstuvwxyz", []string{"base64:abcdefghijklmnopqrstuvwxyz"}},
 	} {
 		var got []string
-		for _, s := range findCandidates([]byte(c.in), 0, len(c.in), nil) {
+		for _, s := range findCandidates([]byte(c.in), 0, len(c.in), nil, allKinds) {
 			got = append(got, encNames[bitIndex(s.kind)]+":"+c.in[s.lo:s.hi])
 		}
 		if !slices.Equal(got, c.want) {
@@ -55,7 +55,7 @@ func TestFindCandidates(t *testing.T) {
 		}
 	}
 	long := strings.Repeat("QUtJ", maxSegment/4+1)
-	if got := findCandidates([]byte(long), 0, len(long), nil); len(got) != 1 || got[0].kind != 0 {
+	if got := findCandidates([]byte(long), 0, len(long), nil, allKinds); len(got) != 1 || got[0].kind != 0 {
 		t.Errorf("a run longer than maxSegment: %+v, want one candidate not to decode", got)
 	}
 }
@@ -255,7 +255,7 @@ func FuzzDecoding(f *testing.F) {
 	d := decodingDetector(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		prev := 0
-		for _, c := range findCandidates(data, 0, len(data), nil) {
+		for _, c := range findCandidates(data, 0, len(data), nil, allKinds) {
 			if c.lo < prev || c.hi <= c.lo || c.hi > len(data) {
 				t.Fatalf("candidate [%d,%d) after %d in %d bytes", c.lo, c.hi, prev, len(data))
 			}
@@ -316,7 +316,7 @@ func randomBase64(n int) (wrapped, line string) {
 // findCandidatesByPosition is findCandidates written as the regex runs:
 // at every position, each kind in precedence order. FuzzFindCandidates
 // holds findCandidates to it.
-func findCandidatesByPosition(data []byte, lo, hi int, out []segment) []segment {
+func findCandidatesByPosition(data []byte, lo, hi int, out []segment, kinds encKind) []segment {
 	first := len(out)
 	for p := lo; p < hi; {
 		c := data[p]
@@ -326,7 +326,7 @@ func findCandidatesByPosition(data []byte, lo, hi int, out []segment) []segment 
 			continue
 		}
 		if cl&clStart != 0 {
-			if k, end := startAt(data, p, hi); end > p {
+			if k, end := startAt(data, p, hi, kinds); end > p {
 				out = append(out, segment{lo: p, hi: end, kind: k})
 				p = end
 				continue
@@ -383,14 +383,16 @@ func FuzzFindCandidates(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got := findCandidates(data, 0, len(data), nil)
-		want := findCandidatesByPosition(data, 0, len(data), nil)
-		if !slices.Equal(got, want) {
-			t.Fatalf("%q:\ngot  %+v\nwant %+v", data, got, want)
-		}
-		if len(data) < maxSegment {
-			if re := findCandidatesByRegex(data); !slices.Equal(got, re) {
-				t.Fatalf("%q:\ngot   %+v\nregex %+v", data, got, re)
+		for _, kinds := range []encKind{allKinds, gitleaksKinds} {
+			got := findCandidates(data, 0, len(data), nil, kinds)
+			want := findCandidatesByPosition(data, 0, len(data), nil, kinds)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%q, kinds %b:\ngot  %+v\nwant %+v", data, kinds, got, want)
+			}
+			if len(data) < maxSegment {
+				if re := findCandidatesByRegex(data, kinds); !slices.Equal(got, re) {
+					t.Fatalf("%q, kinds %b:\ngot   %+v\nregex %+v", data, kinds, got, re)
+				}
 			}
 		}
 	})
@@ -399,25 +401,32 @@ func FuzzFindCandidates(f *testing.F) {
 // candidateRegex is gitleaks' alternation of encodings, in precedence
 // order, with spindle's two kinds (\xXX escapes, HTML references) in
 // their place. HTML references are bounded as entityAt bounds them.
-var candidateRegex = func() *regexp.Regexp {
+// gitleaksCandidateRegex is gitleaks' own, as its codec package writes it.
+var candidateRegex, gitleaksCandidateRegex = func() (*regexp.Regexp, *regexp.Regexp) {
 	entity := `&(?:#[0-9]{1,9};|#[xX][0-9a-fA-F]{1,8};|amp;|lt;|gt;|quot;|apos;)`
-	return regexp.MustCompile(strings.Join([]string{
-		`(%[0-9A-Fa-f]{2}(?:.*%[0-9A-Fa-f]{2})?)`,
-		`((?:U\+[a-fA-F0-9]{4}(?:\s|$))+|(?i)(?:\\{1,2}u[a-fA-F0-9]{4})+)`,
+	percent := `(%[0-9A-Fa-f]{2}(?:.*%[0-9A-Fa-f]{2})?)`
+	unicode := `((?:U\+[a-fA-F0-9]{4}(?:\s|$))+|(?i)(?:\\{1,2}u[a-fA-F0-9]{4})+)`
+	hex, b64 := `([0-9A-Fa-f]{32,})`, `([\w\/+-]{16,}={0,2})`
+	all := regexp.MustCompile(strings.Join([]string{
+		percent, unicode,
 		`((?:\\{1,2}[xX][0-9A-Fa-f]{2})+)`,
 		`(` + entity + `(?:.*` + entity + `)?)`,
-		`([0-9A-Fa-f]{32,})`,
-		`([\w\/+-]{16,}={0,2})`,
+		hex, b64,
 	}, "|"))
+	return all, regexp.MustCompile(strings.Join([]string{percent, unicode, hex, b64}, "|"))
 }()
 
-// findCandidatesByRegex is the candidates as gitleaks' regex finds them,
-// then the overlap rule: the reference for texts shorter than maxSegment.
-func findCandidatesByRegex(data []byte) []segment {
-	kinds := []encKind{encPercent, encUnicode, encEscape, encHTML, encHex, encBase64}
+// findCandidatesByRegex is the candidates as gitleaks' regex finds them
+// (extended by spindle's two kinds when kinds holds them), then the
+// overlap rule: the reference for texts shorter than maxSegment.
+func findCandidatesByRegex(data []byte, kinds encKind) []segment {
+	re, groups := candidateRegex, []encKind{encPercent, encUnicode, encEscape, encHTML, encHex, encBase64}
+	if kinds == gitleaksKinds {
+		re, groups = gitleaksCandidateRegex, []encKind{encPercent, encUnicode, encHex, encBase64}
+	}
 	var out []segment
-	for _, m := range candidateRegex.FindAllSubmatchIndex(data, -1) {
-		for g, k := range kinds {
+	for _, m := range re.FindAllSubmatchIndex(data, -1) {
+		for g, k := range groups {
 			if m[2+2*g] >= 0 {
 				out = append(out, segment{lo: m[2+2*g], hi: m[3+2*g], kind: k})
 			}

@@ -21,8 +21,10 @@ type Detector struct {
 	nonASCII  bool         // some keyword has a non-ASCII byte (see Scan)
 	maxWindow int
 
-	decodeDepth int  // Settings.MaxDecodeDepth, resolved; 0: off
-	ignoreAllow bool // Settings.IgnoreInlineAllow
+	decodeDepth int     // Settings.MaxDecodeDepth, resolved; 0: off
+	decodeKinds encKind // the kinds of encoding decoded (Settings.GitleaksDecoding)
+	gitleaksDec bool    // Settings.GitleaksDecoding
+	ignoreAllow bool    // Settings.IgnoreInlineAllow
 }
 
 // DefaultDecodeDepth is how many times encoded text is decoded and scanned
@@ -42,6 +44,14 @@ type Settings struct {
 	// "gitleaks:allow" or "spindle:allow" too (gitleaks'
 	// --ignore-gitleaks-allow).
 	IgnoreInlineAllow bool
+	// GitleaksDecoding decodes as gitleaks does: only its four kinds of
+	// encoding (percent, \uXXXX and U+XXXX, hex, base64), and a finding
+	// is reported again at each depth where it meets text decoded at that
+	// depth, tagged with that depth. Otherwise \xXX escapes and HTML
+	// character references are decoded too (a finding they make must lie
+	// on one line of the scanned text), and a finding is reported once per
+	// rule, place and secret, at the lowest depth that finds it.
+	GitleaksDecoding bool
 }
 
 // RuleInfo describes a compiled rule.
@@ -118,7 +128,10 @@ func Compile(cfg *Config) (*Detector, error) { return CompileWith(cfg, Settings{
 
 // CompileWith checks cfg and builds its Detector with the given Settings.
 func CompileWith(cfg *Config, set Settings) (*Detector, error) {
-	d := &Detector{byID: map[string]int{}, ignoreAllow: set.IgnoreInlineAllow}
+	d := &Detector{byID: map[string]int{}, ignoreAllow: set.IgnoreInlineAllow, decodeKinds: allKinds, gitleaksDec: set.GitleaksDecoding}
+	if set.GitleaksDecoding {
+		d.decodeKinds = gitleaksKinds
+	}
 	switch {
 	case set.MaxDecodeDepth == 0:
 		d.decodeDepth = DefaultDecodeDepth
@@ -245,7 +258,7 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 	if d.decodeDepth > 0 {
 		// A decoded finding depends on up to maxSegment+decodeContext
 		// bytes before its end (decoded.go).
-		d.maxWindow = max(d.maxWindow, 16<<10)
+		d.maxWindow = max(d.maxWindow, decodeWindow)
 	}
 	return d, nil
 }

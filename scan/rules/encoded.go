@@ -19,7 +19,10 @@ import (
 //	base64    16 or more of [A-Za-z0-9_/+-], then up to two '='
 //
 // then, as gitleaks does, a candidate that touches a neighbour of a kind
-// earlier in the list is dropped. The finder is a loop over a class table
+// earlier in the list is dropped. The two kinds marked spindle are
+// gitleaks' alternation extended; a detector that decodes as gitleaks does
+// (Settings.GitleaksDecoding) looks for gitleaks' four kinds only, so that
+// its candidates, and what they consume, are gitleaks' own. The finder is a loop over a class table
 // rather than a regex, eight bytes at a time (see findCandidates): it runs
 // over every byte scanned, and most bytes start nothing.
 //
@@ -44,6 +47,13 @@ const (
 
 var encNames = [...]string{"percent", "unicode", "hex", "base64", "escape", "html"}
 
+// The sets of kinds a detector decodes: gitleaks' four, or those and
+// spindle's two.
+const (
+	gitleaksKinds = encPercent | encUnicode | encHex | encBase64
+	allKinds      = gitleaksKinds | encEscape | encHTML
+)
+
 // precedence orders the kinds as gitleaks' alternation does: a higher
 // value wins an overlap.
 func (k encKind) precedence() int {
@@ -63,10 +73,13 @@ func (k encKind) precedence() int {
 }
 
 const (
-	// maxSegment is the longest encoded text decoded, in bytes. Longer
-	// runs (a megabyte of base64 on one line) are not decoded: see
-	// decoded.go for why the bound keeps chunked scans exact.
-	maxSegment = 8 << 10
+	// maxSegment is the longest encoded text decoded, in bytes: an
+	// absolute budget, where gitleaks has none. Longer runs (a megabyte of
+	// base64 on one line) are not decoded. The bound is what keeps chunked
+	// scans exact (see decoded.go): the detector's window covers a whole
+	// segment and its context. 96 KiB takes in the long runs met in real
+	// histories (an 88 KB base64 line of a secret gitleaks reports).
+	maxSegment = 96 << 10
 	minBase64  = 16
 	minHex     = 32
 	// minOwnDecoded is the shortest decoded text of the kinds gitleaks
@@ -139,10 +152,10 @@ func isHex4(b []byte) bool {
 
 func printable(c byte) bool { return '\t' <= c && c < 0x7f }
 
-// findCandidates appends the encoded candidates in data[lo:hi] to out, in
-// order, with gitleaks' overlap rule applied. Candidates longer than
-// maxSegment are found (they still consume their bytes and win overlaps)
-// but marked with kind 0, not to be decoded.
+// findCandidates appends the encoded candidates of the given kinds in
+// data[lo:hi] to out, in order, with gitleaks' overlap rule applied.
+// Candidates longer than maxSegment are found (they still consume their
+// bytes and win overlaps) but marked with kind 0, not to be decoded.
 //
 // It gives what trying every kind at every position gives (the regex's
 // leftmost-first search; FuzzFindCandidates holds it to both) without
@@ -155,7 +168,7 @@ func printable(c byte) bool { return '\t' <= c && c < 0x7f }
 // enough, is the next candidate) or holds a marker (each is tried where
 // it stands). A "U" may lie inside a long run that the regex would match
 // from the run's start; the run around it is grown first.
-func findCandidates(data []byte, lo, hi int, out []segment) []segment {
+func findCandidates(data []byte, lo, hi int, out []segment, kinds encKind) []segment {
 	first := len(out)
 	p := lo    // where the search goes on
 	from := lo // where the last candidate ended: runs are grown back to it
@@ -202,7 +215,7 @@ next:
 					continue next
 				}
 			}
-			if kind, e := startAt(data, j, hi); e > j {
+			if kind, e := startAt(data, j, hi, kinds); e > j {
 				out = append(out, segment{lo: j, hi: e, kind: kind})
 				p, from = e, e
 				continue next
@@ -270,10 +283,10 @@ func overlapRule(out []segment, first int) []segment {
 	return out
 }
 
-// startAt tries the kinds that begin with a marker byte (% \ & U) at
-// data[p], in precedence order, and returns the kind and end of the first
-// that matches; end == p if none does.
-func startAt(data []byte, p, hi int) (encKind, int) {
+// startAt tries the kinds (of those given) that begin with a marker byte
+// (% \ & U) at data[p], in precedence order, and returns the kind and end
+// of the first that matches; end == p if none does.
+func startAt(data []byte, p, hi int, kinds encKind) (encKind, int) {
 	switch data[p] {
 	case '%':
 		if p+3 <= hi && isHex2(data[p+1:]) {
@@ -283,11 +296,11 @@ func startAt(data []byte, p, hi int) (encKind, int) {
 		if end := escapeRun(data, p, hi, 'u', 4); end > p {
 			return encUnicode, end
 		}
-		if end := escapeRun(data, p, hi, 'x', 2); end > p {
+		if end := escapeRun(data, p, hi, 'x', 2); end > p && kinds&encEscape != 0 {
 			return encEscape, end
 		}
 	case '&':
-		if entityAt(data, p, hi) > 0 {
+		if kinds&encHTML != 0 && entityAt(data, p, hi) > 0 {
 			return encHTML, lastOnLine(data, p, hi, entityAt)
 		}
 	case 'U':

@@ -1,0 +1,458 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spindle-go/spindle/internal/smallfile"
+	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/ignore"
+	"github.com/spindle-go/spindle/scan/report"
+	"github.com/spindle-go/spindle/scan/rules"
+)
+
+// runReport runs a scan and writes its report, the same for every scanning
+// command, in four steps, each its own function: the console (progress,
+// banner), the inputs (rules, ignore files, template, baseline), the
+// outputs (the report and where it goes, the findings printed with -v),
+// the scan itself, and the end: the report kept or left out, the summary,
+// the exit status.
+func runReport(c *cobra.Command, e env, o scanOptions, format report.Format, job scanJob) error {
+	con, prog := newScanConsole(e, o)
+	// Every return erases the progress line first, so an error message
+	// starts on a clean line; the normal path stops it before the summary.
+	defer con.stop()
+	if o.dropIn && !o.noBanner {
+		con.Print(banner)
+	}
+	in, err := loadInputs(con, o, job)
+	if err != nil {
+		return exitWith(exitError, err)
+	}
+	out, err := openOutputs(e, o, format, in, job)
+	if err != nil {
+		return exitWith(exitError, err)
+	}
+	defer out.abort() // nothing after a commit
+	res, err := execute(c, o, in, out, job, con, prog)
+	if err != nil {
+		return err
+	}
+	return finish(e, o, job, con, out, res)
+}
+
+// scanProgress is what the progress line reads while the scan runs.
+type scanProgress struct {
+	counters  scan.Progress
+	phase     atomic.Pointer[string]
+	scanStart atomic.Int64 // UnixNano when the scan began, 0 before
+}
+
+func (p *scanProgress) setPhase(s string) { p.phase.Store(&s) }
+
+// newScanConsole sets up standard error: a progress line on a terminal
+// (unless --no-progress, -q, or a drop-in printing findings on standard
+// output, which would cut through it), and the drop-ins' log lines.
+func newScanConsole(e env, o scanOptions) (*console, *scanProgress) {
+	con := &console{w: e.stderr, logs: o.dropIn, level: o.logLevel, now: time.Now,
+		color: e.stderrTTY && !o.noColorOut() && e.getenv("NO_COLOR") == ""}
+	prog := &scanProgress{}
+	prog.setPhase("loading rules")
+	if e.stderrTTY && !o.noProgress && !o.quiet && !o.printFindings {
+		con.line = startProgress(e.stderr, e.stderrWidth, func() progressStats {
+			return progressStats{
+				phase:    *prog.phase.Load(),
+				files:    prog.counters.Files.Load(),
+				bytes:    prog.counters.Bytes.Load(),
+				findings: prog.counters.Findings.Load(),
+				warnings: prog.counters.Warnings.Load(),
+				scanning: sinceUnixNano(prog.scanStart.Load()),
+			}
+		})
+	}
+	return con, prog
+}
+
+// noColorOut reports whether colour is off by flag (--color never, or the
+// drop-ins' --no-color).
+func (o *scanOptions) noColorOut() bool { return o.color == "never" }
+
+// scanInputs are what a scan reads before it starts.
+type scanInputs struct {
+	det      *rules.Detector
+	cfgPath  string // the config's file, which the scan leaves out
+	ignores  scan.Fingerprints
+	tmpl     string
+	baseline scan.Known
+	meta     []report.RuleMeta
+	shard    *report.Shard // for --shard
+}
+
+// loadInputs reads the rules (--config, else the drop-ins' environment,
+// else .gitleaks.toml at the top of what is scanned, else the built-in
+// set), the .gitleaksignore files, the report template and the baseline.
+func loadInputs(con *console, o scanOptions, job scanJob) (*scanInputs, error) {
+	cfg, cfgPath, err := loadRules(job.configRoot, o)
+	if err != nil {
+		return nil, err
+	}
+	if !o.quiet {
+		for _, w := range cfg.Warnings {
+			con.warn(w.String())
+		}
+	}
+	det, err := rules.CompileWith(cfg, o.ruleSettings())
+	if err != nil {
+		return nil, err
+	}
+	in := &scanInputs{det: det, cfgPath: cfgPath, meta: ruleMeta(det.Rules())}
+	if len(o.ignorePaths) > 0 {
+		if in.ignores, err = loadIgnoreFiles(o.ignorePaths); err != nil {
+			return nil, err
+		}
+	}
+	if o.template != "" {
+		b, err := smallfile.Read(o.template, 1<<20)
+		if err != nil {
+			return nil, fmt.Errorf("report template: %w", err)
+		}
+		in.tmpl = string(b)
+	}
+	if o.baseline != "" {
+		bl, err := report.LoadBaseline(o.baseline)
+		if err != nil {
+			return nil, err
+		}
+		in.baseline = bl
+	}
+	if o.shard != "" {
+		sh, err := scan.ParseShard(o.shard)
+		if err != nil {
+			return nil, fmt.Errorf("invalid argument for \"--shard\": %w", err)
+		}
+		in.shard = &report.Shard{Index: sh.Index, Count: sh.Count, Scanned: job.scanned, Config: configHash(cfg, o)}
+	}
+	return in, nil
+}
+
+// configHash identifies the rules and the settings that change what a scan
+// finds, so that spindle merge can tell shards of one scan from shards of
+// another: a SHA-256 of them as JSON. The config's file name is left out
+// (machines check out the same config in different places).
+func configHash(cfg *rules.Config, o scanOptions) string {
+	data, _ := json.Marshal(struct {
+		Rules      []rules.Rule
+		Allowlists []rules.Allowlist
+		Settings   rules.Settings
+		Archives   int
+		MaxFile    int64
+		Gitignore  bool
+		Symlinks   bool
+		Names      bool
+	}{cfg.Rules, cfg.Allowlists, o.ruleSettings(), o.archiveDepth, o.maxFileSize.bytes, o.gitignore, o.followSymlinks, o.namesAsGiven})
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// scanOutputs are where a scan's findings go.
+type scanOutputs struct {
+	report  report.Writer      // nil: no report (a drop-in without --report-path)
+	file    *report.AtomicFile // the report file; nil for standard output
+	target  string             // the file's name, for messages
+	printer report.Writer      // the drop-ins' -v; nil otherwise
+}
+
+// openOutputs creates the report's writer and, for a report file, the
+// file it is written to beside its target: it is renamed over the target
+// only when the scan completes, so that an interrupted or failed scan
+// never leaves half a report, nor destroys the previous one.
+func openOutputs(e env, o scanOptions, format report.Format, in *scanInputs, job scanJob) (*scanOutputs, error) {
+	out := &scanOutputs{}
+	opts := report.Options{
+		Redact:      o.redact,
+		Rules:       in.meta,
+		ToolVersion: moduleVersion(),
+		Template:    in.tmpl,
+		RemoteURL:   job.remoteURL,
+		Platform:    o.platform,
+		Shard:       in.shard,
+	}
+	if o.printFindings {
+		p := opts
+		p.Color = e.stdoutTTY && !o.noColorOut() && e.getenv("NO_COLOR") == ""
+		var err error
+		if out.printer, err = report.NewFindingPrinter(e.stdout, p); err != nil {
+			return nil, err
+		}
+	}
+	if format == "" {
+		return out, nil
+	}
+	w, tty := e.stdout, e.stdoutTTY
+	if o.output != "" && o.output != "-" {
+		f, err := report.CreateAtomic(o.output)
+		if err != nil {
+			return nil, fmt.Errorf("scan: %w", err)
+		}
+		out.file, out.target, w, tty = f, o.output, f, false
+	}
+	opts.Color = o.color == "always" || o.color == "auto" && tty && e.getenv("NO_COLOR") == ""
+	var err error
+	if out.report, err = report.NewWriter(format, w, opts); err != nil {
+		out.abort()
+		return nil, err
+	}
+	return out, nil
+}
+
+// abort discards the report file unless it was committed.
+func (out *scanOutputs) abort() {
+	if out.file != nil {
+		out.file.Abort()
+	}
+}
+
+// scanResult is how a scan ended.
+type scanResult struct {
+	st          scan.Stats
+	scanErr     error // the scan's error, if it stopped
+	writeErr    error // the first error writing the report or the printed findings
+	interrupted bool  // by SIGINT or SIGTERM
+	timedOut    bool  // by --timeout
+	warns       *warnPrinter
+}
+
+// complete reports whether the scan read everything it was to read.
+func (r *scanResult) complete() bool { return r.scanErr == nil && r.writeErr == nil }
+
+// execute runs the scan, feeding every finding to the outputs.
+func execute(c *cobra.Command, o scanOptions, in *scanInputs, out *scanOutputs, job scanJob, con *console, prog *scanProgress) (*scanResult, error) {
+	prog.setPhase("scanning")
+	prog.scanStart.Store(time.Now().UnixNano())
+	parent := c.Context()
+	if o.timeout > 0 {
+		var stop context.CancelFunc
+		parent, stop = context.WithTimeout(parent, time.Duration(o.timeout)*time.Second)
+		defer stop()
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	res := &scanResult{warns: newWarnPrinter(con, o.quiet, o.allWarnings || o.dropIn && o.logLevel <= levelDebug)}
+	depth := o.archiveDepth
+	if depth == 0 {
+		depth = scan.NoArchives
+	}
+	var shard scan.Shard
+	if in.shard != nil {
+		shard = scan.Shard{Index: in.shard.Index, Count: in.shard.Count}
+	}
+	opts := scan.Options{
+		Archive:      o.archive.limits(),
+		Shard:        shard,
+		NamesAsGiven: o.namesAsGiven,
+		Workers:      o.workers,
+		MaxFileSize:  o.maxFileSize.bytes,
+		ArchiveDepth: depth,
+		Detector:     scan.Rules(in.det),
+		Baseline:     in.baseline,
+		Ignore:       in.ignores,
+		Exclude:      []string{o.output, o.baseline, in.cfgPath},
+		Progress:     &prog.counters,
+		OnFinding: func(f report.Finding) {
+			// Calls are serialised by the engine.
+			if res.writeErr != nil {
+				return
+			}
+			for _, w := range []report.Writer{out.printer, out.report} {
+				if w == nil {
+					continue
+				}
+				if err := w.Write(f); err != nil {
+					res.writeErr = err
+					cancel(err)
+					return
+				}
+			}
+		},
+		OnWarning: res.warns.print,
+	}
+	res.st, res.scanErr = job.run(ctx, opts)
+	res.interrupted = res.scanErr != nil && errors.Is(res.scanErr, context.Canceled) && c.Context().Err() != nil
+	res.timedOut = res.scanErr != nil && !res.interrupted && errors.Is(res.scanErr, context.DeadlineExceeded)
+	prog.setPhase("writing report")
+	return res, nil
+}
+
+// finish ends the report (kept only if the scan completed: see
+// report.CloseIncomplete for what a stopped scan's report on standard
+// output holds), prints the summary, and returns the exit status.
+func finish(e env, o scanOptions, job scanJob, con *console, out *scanOutputs, res *scanResult) error {
+	var closeErr error
+	if out.printer != nil {
+		out.printer.Close()
+	}
+	if out.report != nil {
+		if res.complete() {
+			closeErr = out.report.Close()
+		} else {
+			_, closeErr = report.CloseIncomplete(out.report)
+		}
+	}
+	con.stop()
+	if out.file != nil && res.complete() && closeErr == nil {
+		if err := out.file.Commit(); err != nil {
+			return exitWith(exitError, fmt.Errorf("scan: write report: %w", err))
+		}
+	} else if out.file != nil && !o.quiet {
+		con.Print(fmt.Sprintf("spindle: %s left as it was: the scan did not complete\n", out.target))
+	}
+	if res.interrupted || res.timedOut {
+		summarize(e, o, job, con, res)
+	}
+	switch {
+	case errors.Is(res.writeErr, syscall.EPIPE) || errors.Is(closeErr, syscall.EPIPE):
+		return exitWith(exitBrokenPipe, nil) // nobody is reading: nothing to say
+	case res.writeErr != nil:
+		return exitWith(exitError, fmt.Errorf("scan: write report: %w", res.writeErr))
+	case res.interrupted:
+		return exitWith(exitInterrupted, errors.New("interrupted"))
+	case res.timedOut:
+		return exitWith(exitError, fmt.Errorf("timed out after %ds (--timeout)", o.timeout))
+	case res.scanErr != nil:
+		return exitWith(exitError, res.scanErr)
+	case closeErr != nil:
+		return exitWith(exitError, fmt.Errorf("scan: write report: %w", closeErr))
+	}
+	summarize(e, o, job, con, res)
+	switch {
+	case o.strict && res.st.Lost > 0:
+		return exitWith(exitError, fmt.Errorf("failing on %s that lost data (--strict)", plural(res.st.Lost, "warning", "warnings")))
+	case res.st.Findings > 0:
+		return exitWith(o.exitCode, nil)
+	}
+	return nil
+}
+
+// summarize prints what the scan did: spindle's summary, or in the
+// drop-ins gitleaks' log lines ("leaks found: N").
+func summarize(e env, o scanOptions, job scanJob, con *console, res *scanResult) {
+	res.warns.flush()
+	st := res.st
+	if o.quiet {
+		return
+	}
+	if !o.dropIn {
+		sum := report.Summary{
+			Files: st.Files, Members: st.Members, Bytes: st.Bytes, Duration: st.Duration,
+			Findings: int(st.Findings), Lost: st.Lost, Noise: st.Noise, Warnings: int(st.Warnings), Skipped: st.Skipped,
+		}
+		sum.WriteText(e.stderr)
+		if n := st.Known; n > 0 {
+			fmt.Fprintf(e.stderr, "%s already in the baseline, not reported\n", plural(n, "finding", "findings"))
+		}
+		return
+	}
+	if job.commits != nil {
+		con.log(levelInfo, fmt.Sprintf("%d commits scanned.", job.commits()))
+	}
+	if n := st.Lost + st.Noise; n > 0 {
+		con.log(levelWarn, fmt.Sprintf("%s (%d lost data, %d noise)", plural(n, "warning", "warnings"), st.Lost, st.Noise))
+	}
+	bytes := fmt.Sprintf("scanned ~%d bytes (%s)", st.Bytes, humanSI(st.Bytes))
+	took := roundDuration(st.Duration)
+	if res.complete() {
+		con.log(levelInfo, fmt.Sprintf("%s in %s", bytes, took))
+		if st.Findings > 0 {
+			con.log(levelWarn, fmt.Sprintf("leaks found: %d", st.Findings))
+		} else {
+			con.log(levelInfo, "no leaks found")
+		}
+		return
+	}
+	con.log(levelWarn, bytes)
+	con.log(levelWarn, fmt.Sprintf("partial scan completed in %s", took))
+	if st.Findings > 0 {
+		con.log(levelWarn, fmt.Sprintf("%d leaks found in partial scan", st.Findings))
+	} else {
+		con.log(levelWarn, "no leaks found in partial scan")
+	}
+}
+
+// sinceUnixNano is the time since t (UnixNano), or 0 if t is 0.
+func sinceUnixNano(t int64) time.Duration {
+	if t == 0 {
+		return 0
+	}
+	return time.Since(time.Unix(0, t))
+}
+
+// ruleMeta turns the detector's rules into the rule table SARIF needs.
+func ruleMeta(infos []rules.RuleInfo) []report.RuleMeta {
+	out := make([]report.RuleMeta, len(infos))
+	for i, r := range infos {
+		out[i] = report.RuleMeta{ID: r.ID, Description: r.Description, Tags: r.Tags}
+	}
+	return out
+}
+
+// loadRules finds the rules a scan uses: --config, else (for the
+// gitleaks-compatible commands) a config's text from GITLEAKS_CONFIG_TOML,
+// else .gitleaks.toml at root, else the built-in set; then keeps only the
+// rules --enable-rule names, if any. It returns the config's file, which
+// the scan leaves out.
+func loadRules(root string, o scanOptions) (*rules.Config, string, error) {
+	var (
+		cfg  *rules.Config
+		path string
+		err  error
+	)
+	if o.config == "" && o.configTOML != "" {
+		cfg, err = rules.Parse([]byte(o.configTOML), "GITLEAKS_CONFIG_TOML")
+	} else {
+		cfg, path, err = rules.Find(root, o.config)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if len(o.enableRules) > 0 {
+		keep := cfg.Rules[:0:0]
+		for _, id := range o.enableRules {
+			i := slices.IndexFunc(cfg.Rules, func(r rules.Rule) bool { return r.ID == id })
+			if i < 0 {
+				return nil, "", fmt.Errorf("--enable-rule: no rule %q in %s", id, cmp.Or(path, "the rules"))
+			}
+			keep = append(keep, cfg.Rules[i])
+		}
+		cfg.Rules = keep
+	}
+	return cfg, path, nil
+}
+
+// loadIgnoreFiles reads each .gitleaksignore named (a file, or a folder
+// holding one, which may have none).
+func loadIgnoreFiles(paths []string) (scan.Fingerprints, error) {
+	set := &ignore.Fingerprints{}
+	for _, p := range paths {
+		fp, err := ignore.LoadFingerprints(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		set.Merge(fp)
+	}
+	return set, nil
+}
