@@ -74,6 +74,7 @@ func newScanConsole(e env, o scanOptions) (*console, *scanProgress) {
 		con.line = startProgress(e.stderr, e.stderrWidth, func() progressStats {
 			return progressStats{
 				phase:    *prog.phase.Load(),
+				commits:  prog.counters.Commits.Load(),
 				files:    prog.counters.Files.Load(),
 				bytes:    prog.counters.Bytes.Load(),
 				findings: prog.counters.Findings.Load(),
