@@ -271,7 +271,11 @@ func referenceSignature(data []byte) []uint64 {
 func TestSignatureMatchesByteAtATimeRule(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	alphabet := []byte("ab\r\n\r\n\x00")
-	for i := range 20000 {
+	n := 20000
+	if testing.Short() {
+		n = 3000
+	}
+	for i := range n {
 		data := make([]byte, r.IntN(400))
 		for j := range data {
 			if r.IntN(4) == 0 {
