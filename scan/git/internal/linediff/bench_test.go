@@ -21,7 +21,7 @@ var (
 
 // goFilePairs returns the (old, new) versions of every change to a .go
 // file in the benchmark repository's history.
-func goFilePairs(b *testing.B) []pair {
+func goFilePairs(b testing.TB) []pair {
 	b.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		b.Skip("git not on PATH")
@@ -113,4 +113,38 @@ func BenchmarkSimilarity(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(pairs)), "pairs/op")
+}
+
+// TestInstructionCountWorkload runs one pass of a benchmark's work, once,
+// for an instruction count that does not depend on the machine's load:
+//
+//	go test -c -o /tmp/linediff.test ./scan/git/internal/linediff
+//	LINEDIFF_WORKLOAD=diff valgrind --tool=callgrind \
+//	    --toggle-collect='*linediff.(*Differ).Diff' /tmp/linediff.test -test.run InstructionCount
+//
+// (LINEDIFF_WORKLOAD=signature with --toggle-collect='*linediff.NewSignature').
+// It does nothing without LINEDIFF_WORKLOAD.
+func TestInstructionCountWorkload(t *testing.T) {
+	w := os.Getenv("LINEDIFF_WORKLOAD")
+	if w == "" {
+		t.Skip("LINEDIFF_WORKLOAD not set")
+	}
+	pairs := goFilePairs(t)
+	var size int64
+	switch w {
+	case "diff":
+		var d Differ
+		for _, p := range pairs {
+			d.Diff(p.a, p.b, nil)
+			size += int64(len(p.a) + len(p.b))
+		}
+	case "signature":
+		for _, p := range pairs {
+			NewSignature(p.b)
+			size += int64(len(p.b))
+		}
+	default:
+		t.Fatalf("unknown workload %q", w)
+	}
+	t.Logf("%s: %d pairs, %d bytes", w, len(pairs), size)
 }

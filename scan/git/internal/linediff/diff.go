@@ -33,12 +33,9 @@ type Differ struct {
 
 	old, new side
 
-	// slots is the open-addressing table from a line's hash to its class
-	// (1-based; 0 marks an empty slot), sized to a power of two at least
-	// twice the number of lines of both files.
-	slots []slot
-	// classes[c] describes equivalence class c (index 0 unused): the line
-	// that first showed it, and how many lines of each file belong to it.
+	// classes is an open-addressing hash table of the equivalence classes
+	// of lines, sized to a power of two at least twice the number of lines
+	// to classify; a class's number is its slot's index.
 	classes []class
 
 	// What the discarding step and the Myers search work on.
@@ -66,15 +63,13 @@ type side struct {
 	keptClass []int32
 }
 
-type slot struct {
-	hash  uint64
-	class int32
-}
-
+// class is one slot of the class table: a set of equal lines, with the
+// line that first showed it and how many lines of each file it holds.
 type class struct {
-	fromNew bool  // whether the representative line is in the new file
-	line    int32 // the representative line
-	count   [2]int32
+	hash  uint64
+	line  int32    // the representative line
+	where uint8    // 0: an empty slot; 1: line is in the old file; 2: in the new
+	count [2]int32 // lines of the old and of the new file in the class
 }
 
 // box is a sub-problem of the Myers search: kept records [off1, lim1) of

@@ -52,8 +52,12 @@ func splitLinesForTest(data []byte) [][]byte {
 }
 
 func TestHunksTurnOldIntoNew(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 250
+	}
 	var d Differ
-	for _, p := range genPairs(7, 2000) {
+	for _, p := range genPairs(7, n) {
 		hunks := d.Diff(p.a, p.b, nil)
 		if err := checkHunks(p.a, p.b, hunks); err != nil {
 			t.Fatalf("%s: %v\n%s", p.name, err, formatHunks(hunks))
@@ -77,8 +81,12 @@ func TestDiffAppendsToDst(t *testing.T) {
 func TestDifferReuseGivesTheSameHunks(t *testing.T) {
 	// One Differ across pairs of all sizes (its scratch grown by big ones
 	// and reused by small ones) against a fresh Differ for each pair.
+	n := 400
+	if testing.Short() {
+		n = 100
+	}
 	var reused Differ
-	for _, p := range genPairs(11, 400) {
+	for _, p := range genPairs(11, n) {
 		var fresh Differ
 		got := reused.Diff(p.a, p.b, nil)
 		want := fresh.Diff(p.a, p.b, nil)
@@ -89,7 +97,7 @@ func TestDifferReuseGivesTheSameHunks(t *testing.T) {
 }
 
 func TestDiffAllocatesNothingOnceWarm(t *testing.T) {
-	pairs := genPairs(3, 60)
+	pairs := genPairs(3, 30)
 	var d Differ
 	dst := make([]Hunk, 0, 1<<14)
 	for _, p := range pairs {

@@ -2,6 +2,7 @@ package linediff
 
 import (
 	"os"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -43,6 +44,9 @@ func FuzzSimilarity(f *testing.F) {
 			return
 		}
 		sa, sb := NewSignature(a), NewSignature(b)
+		if !slices.Equal(sa.spans, referenceSignature(a)) {
+			t.Fatalf("spans of %q differ from the byte-at-a-time rule's", a)
+		}
 		s := Similarity(sa, sb, minScore)
 		if s < 0 || s > MaxScore {
 			t.Fatalf("score %d out of range", s)

@@ -11,7 +11,7 @@ import (
 func TestDiffMatchesGitOnGeneratedPairs(t *testing.T) {
 	n := 3000
 	if testing.Short() {
-		n = 600
+		n = 300
 	}
 	compareWithGit(t, genPairs(1, n))
 }

@@ -68,9 +68,8 @@ func (d *Differ) prepare(a, b []byte) {
 	for size < 2*(n1+n2-common) {
 		size <<= 1
 	}
-	d.slots = resize(d.slots, size)
-	clear(d.slots)
-	d.classes = append(d.classes[:0], class{})
+	d.classes = resize(d.classes, size)
+	clear(d.classes)
 	d.old.class = resize(d.old.class, n1)
 	d.new.class = resize(d.new.class, n2)
 	d.classify(&d.old, 0, 0, common, true)
@@ -125,40 +124,36 @@ func (s *side) resetChanged() {
 // included: a last line without a newline differs from the same text with
 // one. The hash only finds candidates; bytes are compared on every hit.
 func (d *Differ) classify(s *side, file, from, to int, both bool) {
-	mask := uint64(len(d.slots) - 1)
+	classes := d.classes
+	mask := uint64(len(classes) - 1)
 	for i := from; i < to; i++ {
 		line := s.line(i)
 		h := maphash.Bytes(d.seed, line)
 		j := h & mask
-		var c int32
 		for {
-			sl := &d.slots[j]
-			if sl.class == 0 {
-				c = int32(len(d.classes))
-				d.classes = append(d.classes, class{fromNew: file == 1, line: int32(i)})
-				sl.hash, sl.class = h, c
+			cl := &classes[j]
+			if cl.where == 0 {
+				cl.hash, cl.line, cl.where = h, int32(i), uint8(file+1)
 				break
 			}
-			if sl.hash == h && bytes.Equal(d.classLine(sl.class), line) {
-				c = sl.class
+			if cl.hash == h && bytes.Equal(d.classLine(cl), line) {
 				break
 			}
 			j = (j + 1) & mask
 		}
 		if both {
-			d.classes[c].count[0]++
-			d.classes[c].count[1]++
+			classes[j].count[0]++
+			classes[j].count[1]++
 		} else {
-			d.classes[c].count[file]++
+			classes[j].count[file]++
 		}
-		s.class[i] = c
+		s.class[i] = int32(j)
 	}
 }
 
-// classLine returns the line that represents class c.
-func (d *Differ) classLine(c int32) []byte {
-	cl := &d.classes[c]
-	if cl.fromNew {
+// classLine returns the line that represents cl.
+func (d *Differ) classLine(cl *class) []byte {
+	if cl.where == 2 {
 		return d.new.line(int(cl.line))
 	}
 	return d.old.line(int(cl.line))
@@ -193,10 +188,11 @@ func (d *Differ) discard(common int) {
 // classes, for the search.
 func (d *Differ) choose(s *side, from, to, other int) {
 	limit := min(bogosqrt(s.lines()), matchLimitCap)
+	classes := d.classes
 	act := resize(d.action, to-from)
 	d.action = act
 	for i := from; i < to; i++ {
-		nm := int(d.classes[s.class[i]].count[other])
+		nm := int(classes[s.class[i]].count[other])
 		switch {
 		case nm == 0:
 			act[i-from] = matchNone

@@ -2,7 +2,9 @@ package linediff
 
 import (
 	"bytes"
+	"math/bits"
 	"slices"
+	"sync"
 )
 
 // binaryProbe is how much of a file git looks at to call it binary.
@@ -40,28 +42,35 @@ type Signature struct {
 	spans []uint64 // hash<<32 | bytes, sorted, one entry per hash
 }
 
+// spanScratch holds the span list NewSignature sorts before it keeps an
+// exact-size copy.
+var spanScratch = sync.Pool{New: func() any { return new([]uint64) }}
+
 // NewSignature computes the signature of data.
 func NewSignature(data []byte) *Signature {
 	text := !IsBinary(data)
-	var spans []uint64
-	var acc1, acc2 uint32
-	n := uint32(0)
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if text && c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
-			continue
+	scratch := spanScratch.Get().(*[]uint64)
+	defer spanScratch.Put(scratch)
+	spans := (*scratch)[:0]
+	for i := 0; i < len(data); {
+		end, skip := spanEnd(data, i, text)
+		if end < 0 {
+			break // a last span cut short counts for nothing
 		}
-		old1 := acc1
-		acc1 = acc1<<7 ^ acc2>>25
-		acc2 = acc2<<7 ^ old1>>25
-		acc1 += uint32(c)
-		n++
-		if n < spanMax && c != '\n' {
-			continue
+		var acc uint64
+		if skip >= 0 {
+			acc = spanHash(acc, data[i:skip])
+			acc = spanHash(acc, data[skip+1:end])
+		} else {
+			acc = spanHash(acc, data[i:end])
 		}
-		h := (acc1 + acc2*0x61) % hashBase
+		n := end - i
+		if skip >= 0 {
+			n--
+		}
+		h := (uint32(acc) + uint32(acc>>32)*0x61) % hashBase
 		spans = append(spans, uint64(h)<<32|uint64(n))
-		n, acc1, acc2 = 0, 0, 0
+		i = end
 	}
 	slices.Sort(spans)
 	// Merge the entries of equal hashes, summing their byte counts.
@@ -73,7 +82,42 @@ func NewSignature(data []byte) *Signature {
 		}
 		out = append(out, s)
 	}
-	return &Signature{size: int64(len(data)), spans: slices.Clip(out)}
+	*scratch = spans
+	return &Signature{size: int64(len(data)), spans: slices.Clone(out)}
+}
+
+// spanEnd returns the end of the span that starts at i, and the index of
+// the CR it skips (-1 if none), or -1 when data ends before the span does.
+// A span is 64 counted bytes, or fewer ending with a newline; in text, a CR
+// right before a newline is not counted (nor hashed). Such a CR can only
+// sit right before the span's own final newline, so the span is found
+// within 65 bytes.
+func spanEnd(data []byte, i int, text bool) (end, skip int) {
+	window := data[i:min(len(data), i+spanMax+1)]
+	if k := bytes.IndexByte(window, '\n'); k >= 0 {
+		if text && k > 0 && window[k-1] == '\r' {
+			return i + k + 1, i + k - 1 // k counted bytes, k <= 64
+		}
+		if k < spanMax {
+			return i + k + 1, -1
+		}
+	}
+	if len(window) >= spanMax {
+		return i + spanMax, -1
+	}
+	return -1, -1
+}
+
+// spanHash folds b into the span hash acc. The hash is two 32-bit
+// accumulators that each shift left by 7 and take the other's top 7 bits,
+// which is one rotation of both as a 64-bit word, then add the byte to the
+// low one without carry into the high one.
+func spanHash(acc uint64, b []byte) uint64 {
+	for _, c := range b {
+		acc = bits.RotateLeft64(acc, 7)
+		acc = acc&^0xffffffff | uint64(uint32(acc)+uint32(c))
+	}
+	return acc
 }
 
 // SizesAllow reports whether blobs of these sizes may reach minScore: git

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -233,6 +234,62 @@ func TestIsBinary(t *testing.T) {
 	} {
 		if got := IsBinary([]byte(tc.data)); got != tc.want {
 			t.Errorf("IsBinary(%.20q... len %d) = %v, want %v", tc.data, len(tc.data), got, tc.want)
+		}
+	}
+}
+
+// referenceSignature is the signature computed a byte at a time, the
+// plainest reading of git's rule, for NewSignature to be checked against.
+func referenceSignature(data []byte) []uint64 {
+	text := !IsBinary(data)
+	m := map[uint32]uint64{}
+	var acc1, acc2 uint32
+	n := uint64(0)
+	for i, c := range data {
+		if text && c == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			continue
+		}
+		old1 := acc1
+		acc1 = acc1<<7 ^ acc2>>25
+		acc2 = acc2<<7 ^ old1>>25
+		acc1 += uint32(c)
+		n++
+		if n < 64 && c != '\n' {
+			continue
+		}
+		m[(acc1+acc2*0x61)%107927] += n
+		n, acc1, acc2 = 0, 0, 0
+	}
+	var out []uint64
+	for h, c := range m {
+		out = append(out, uint64(h)<<32|c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestSignatureMatchesByteAtATimeRule(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	alphabet := []byte("ab\r\n\r\n\x00")
+	n := 20000
+	if testing.Short() {
+		n = 3000
+	}
+	for i := range n {
+		data := make([]byte, r.IntN(400))
+		for j := range data {
+			if r.IntN(4) == 0 {
+				data[j] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				data[j] = 'x'
+			}
+		}
+		if i%2 == 0 {
+			data = bytes.ReplaceAll(data, []byte{0}, []byte("z"))
+		}
+		got, want := NewSignature(data).spans, referenceSignature(data)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: spans %x, want %x", data, got, want)
 		}
 	}
 }
