@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -336,4 +337,47 @@ func (s *refSource) Enumerate(_ context.Context, b *scan.Batch) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// TestPathRulesFireOncePerHunk: gitleaks reports a path-only rule once
+// per fragment it scans, and in a history every hunk is a fragment, its
+// added lines or none (a hunk that only removes lines): so a commit that
+// changes such a file in three places is three findings, at line 0.
+func TestPathRulesFireOncePerHunk(t *testing.T) {
+	r := newRepo(t)
+	r.write("x.cfg", "a\nb\nc\nd\ne\nf\n")
+	r.commit("one")
+	r.write("x.cfg", "a\nB\nc\nd\nf\nnew\n")
+	r.commit("three hunks")
+	r.write("x.cfg", "a\nB\nc\nnew\n")
+	r.commit("a deletion only")
+	const config = "[[rules]]\nid = \"cfg-file\"\ndescription = \"a cfg file\"\npath = '''\\.cfg$'''\n"
+	cfg, err := rules.Parse([]byte(config), "path.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := rules.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := historyKeys(t, scan.Rules(d), r.dir, Options{})
+	count := map[string]int{}
+	for _, k := range got {
+		if k.Line != 0 || k.File != "x.cfg" {
+			t.Errorf("finding %+v: want line 0 of x.cfg", k)
+		}
+		count[k.Commit]++
+	}
+	want := map[string]int{r.ids["one"]: 1, r.ids["three hunks"]: 3, r.ids["a deletion only"]: 1}
+	if !maps.Equal(count, want) {
+		t.Errorf("findings per commit %v, want %v", count, want)
+	}
+	if bin, err := gitleaksBinary(); err == nil {
+		cfgPath := filepath.Join(t.TempDir(), "path.toml")
+		os.WriteFile(cfgPath, []byte(config), 0o644)
+		gl := gitleaksFindings(t, bin, cfgPath, r.dir)
+		if a, b := diffKeys(got, gl); len(a) > 0 || len(b) > 0 || len(got) != len(gl) {
+			t.Errorf("spindle only %v, gitleaks only %v (%d vs %d findings)", a, b, len(got), len(gl))
+		}
+	}
 }
