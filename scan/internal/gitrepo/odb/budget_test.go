@@ -198,3 +198,25 @@ func TestReadLimitGivesTheSize(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadableIsNotCorrupt: a loose object whose file cannot be opened
+// (no permission) is ErrUnreadable, named, and not called corrupt.
+func TestUnreadableIsNotCorrupt(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads any file")
+	}
+	dir := newRepo(t, true)
+	objects := filepath.Join(dir, "objects")
+	id := writeLoose(t, objects, "blob", []byte("x\n"))
+	p := filepath.Join(objects, id.String()[:2], id.String()[2:])
+	os.Chmod(p, 0)
+	db, err := Open(objects, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, _, err = db.Read(id, nil)
+	if !errors.Is(err, ErrUnreadable) || errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), id.String()) {
+		t.Errorf("Read: %v", err)
+	}
+}

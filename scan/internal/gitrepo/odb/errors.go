@@ -76,3 +76,25 @@ func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
 
 // Unwrap returns the cause.
 func (e *CorruptError) Unwrap() error { return e.Err }
+
+// ErrUnreadable: the file that holds an object exists but cannot be read
+// (permissions, a FIFO or device in its place). Returned as an
+// *UnreadableError; the object's bytes are not known to be damaged.
+var ErrUnreadable = errors.New("odb: object unreadable")
+
+// UnreadableError names the object whose file cannot be read, and why.
+type UnreadableError struct {
+	ID   ID
+	Path string
+	Err  error
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("odb: object %s cannot be read from %s: %v", e.ID, e.Path, e.Err)
+}
+
+// Is makes errors.Is(err, ErrUnreadable) hold.
+func (e *UnreadableError) Is(target error) bool { return target == ErrUnreadable }
+
+// Unwrap returns the cause.
+func (e *UnreadableError) Unwrap() error { return e.Err }

@@ -79,12 +79,12 @@ func (db *DB) looseExists(id ID) bool {
 // that has it.
 func (db *DB) openLoose(id ID) (*os.File, error) {
 	for _, d := range db.dirs {
-		f, err := os.Open(db.loosePath(d, id))
+		f, err := openNoBlock(db.loosePath(d, id))
 		if err == nil {
 			return f, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, &CorruptError{ID: id, Path: db.loosePath(d, id), Offset: -1, Err: err}
+			return nil, &UnreadableError{ID: id, Path: db.loosePath(d, id), Err: err}
 		}
 	}
 	return nil, &NotFoundError{ID: id}
@@ -102,7 +102,7 @@ func (db *DB) readLoose(s *scratch, id ID, dst []byte) (Type, []byte, error) {
 		return 0, nil, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: err}
 	}
 	if !st.Mode().IsRegular() {
-		return 0, nil, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: errNotRegular}
+		return 0, nil, &UnreadableError{ID: id, Path: f.Name(), Err: errNotRegular}
 	}
 	// A loose object over the budget could not be built anyway; its
 	// compressed size already tells (zlib expands at most 1032:1 and a
@@ -142,7 +142,7 @@ func (db *DB) headerLoose(s *scratch, id ID) (Type, int64, error) {
 		return 0, 0, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: err}
 	}
 	if !st.Mode().IsRegular() {
-		return 0, 0, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: errNotRegular}
+		return 0, 0, &UnreadableError{ID: id, Path: f.Name(), Err: errNotRegular}
 	}
 	buf := grow(s.win, looseFirstRead)
 	s.win = buf

@@ -3,6 +3,8 @@
 package odb
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -52,5 +54,33 @@ func TestAlternateNamingADeviceIsRefused(t *testing.T) {
 	defer db.Close()
 	if len(db.Warnings()) != 1 {
 		t.Errorf("warnings %v, want one", db.Warnings())
+	}
+}
+
+// TestLooseObjectFIFOIsUnreadable: a FIFO in place of a loose object is
+// refused at once as unreadable (not corrupt), never waited on.
+func TestLooseObjectFIFOIsUnreadable(t *testing.T) {
+	dir := newRepo(t, true)
+	objects := filepath.Join(dir, "objects")
+	id := writeLoose(t, objects, "blob", []byte("x\n"))
+	p := filepath.Join(objects, id.String()[:2], id.String()[2:])
+	os.Remove(p)
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	db, err := Open(objects, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	done := make(chan error, 1)
+	go func() { _, _, err := db.Read(id, nil); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrUnreadable) || errors.Is(err, ErrCorrupt) {
+			t.Errorf("Read: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Read blocked on a FIFO")
 	}
 }
