@@ -3,13 +3,14 @@ package odb
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
 // maxAlternateDepth is how deep alternates may chain (git's limit).
@@ -81,7 +82,7 @@ func follow(alt string, depth int, walk func(string, int), warnings *[]error) {
 // of at most maxAlternatesFile bytes is read: it is opened without
 // blocking, so a FIFO put in its place cannot hang the scan.
 func readAlternates(path string) ([]string, error) {
-	b, err := readSmallFile(path, maxAlternatesFile)
+	b, err := smallfile.Read(path, maxAlternatesFile)
 	if err != nil {
 		return nil, err
 	}
@@ -99,39 +100,6 @@ func readAlternates(path string) ([]string, error) {
 		out = append(out, line)
 	}
 	return out, nil
-}
-
-// errNotRegular is returned for a metadata file that is not a regular file.
-var errNotRegular = errors.New("not a regular file")
-
-// readSmallFile reads a regular file of at most limit bytes. The file is
-// checked with Lstat-free Stat first and opened with O_NONBLOCK where the
-// platform has it, so that a FIFO or device in place of a metadata file
-// is refused instead of blocking or reading forever.
-func readSmallFile(path string, limit int64) ([]byte, error) {
-	f, err := openNoBlock(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errNotRegular}
-	}
-	if st.Size() > limit {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d bytes", limit)}
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d bytes", limit)}
-	}
-	return b, nil
 }
 
 // listPacks lists the pack indexes of the objects directories, newest

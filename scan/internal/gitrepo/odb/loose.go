@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
 // A loose object is one file, objects/xx/yyyy... (the id's first two hex
@@ -79,7 +81,7 @@ func (db *DB) looseExists(id ID) bool {
 // that has it.
 func (db *DB) openLoose(id ID) (*os.File, error) {
 	for _, d := range db.dirs {
-		f, err := openNoBlock(db.loosePath(d, id))
+		f, err := smallfile.Open(db.loosePath(d, id))
 		if err == nil {
 			return f, nil
 		}
@@ -100,9 +102,6 @@ func (db *DB) readLoose(s *scratch, id ID, dst []byte) (Type, []byte, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return 0, nil, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: err}
-	}
-	if !st.Mode().IsRegular() {
-		return 0, nil, &UnreadableError{ID: id, Path: f.Name(), Err: errNotRegular}
 	}
 	// A loose object over the budget could not be built anyway; its
 	// compressed size already tells (zlib expands at most 1032:1 and a
@@ -140,9 +139,6 @@ func (db *DB) headerLoose(s *scratch, id ID) (Type, int64, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return 0, 0, &CorruptError{ID: id, Path: f.Name(), Offset: -1, Err: err}
-	}
-	if !st.Mode().IsRegular() {
-		return 0, 0, &UnreadableError{ID: id, Path: f.Name(), Err: errNotRegular}
 	}
 	buf := grow(s.win, looseFirstRead)
 	s.win = buf

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
 // Pack data is read with pread (os.File.ReadAt), not mapped. A mapped
@@ -55,7 +57,7 @@ type Pack struct {
 func openPack(idxPath string, num uint32) (*Pack, error) {
 	base := strings.TrimSuffix(idxPath, ".idx")
 	p := &Pack{num: num, path: base + ".pack", revPath: base + ".rev"}
-	xf, err := os.Open(idxPath)
+	xf, err := smallfile.Open(idxPath)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +76,7 @@ func openPack(idxPath string, num uint32) (*Pack, error) {
 	}
 	p.unmapIdx = unmap
 
-	if p.f, err = os.Open(p.path); err != nil {
+	if p.f, err = smallfile.Open(p.path); err != nil {
 		p.broken = err
 		return p, nil
 	}
@@ -113,7 +115,8 @@ func (p *Pack) close() error {
 // wrote one, else built by sorting (once).
 func (p *Pack) reverse() (*reverseIndex, error) {
 	p.revOnce.Do(func() {
-		if data, err := os.ReadFile(p.revPath); err == nil {
+		// A .rev file holds 4 bytes an object, a header and a trailer.
+		if data, err := smallfile.Read(p.revPath, int64(p.idx.n)*4+1024); err == nil {
 			if r, err := parseReverse(data, p.idx); err == nil {
 				p.rev.Store(r)
 				return
