@@ -1,13 +1,17 @@
 // Package odb reads a git repository's object database in-process: pack
 // files and their indexes, loose objects, and the object databases an
-// alternates file borrows from. It is the layer under the history source
-// of the scanner: Read returns an object's type and content, Header its
-// type and size without inflating it, Reader streams an object too large
-// for memory, Delta shows how an object is stored as a delta of another,
-// and Pack.Entries lists a pack in offset order. ParseCommit, ParseTag and
-// TreeEntries decode the objects a history walk needs.
+// alternates file borrows from. It is the layer under package gitrepo,
+// which finds the repository and tells Open where its objects are: Read
+// returns an object's type and content, ReadLimit the same for an object
+// of at most a given size (a larger one is refused with its size, before
+// anything is allocated), Size an object's size as cheaply as the store
+// allows, Header its type and size without inflating it, Reader streams
+// an object too large for memory, Delta shows how an object is stored as
+// a delta of another, and Pack.Entries lists a pack in offset order.
+// ParseCommit, ParseCommitLinks, ParseTag and TreeEntries decode the
+// objects a history walk needs.
 //
-//	db, err := odb.Open("path/to/repo", odb.Options{})
+//	db, err := odb.Open("path/to/repo/.git/objects", odb.Options{})
 //	...
 //	defer db.Close()
 //	typ, data, err := db.Read(id, buf)
@@ -112,23 +116,33 @@
 //
 // # Damage
 //
-// Open fails only when there is no object database (ErrNotRepository) or
-// its format is not readable (ErrUnsupported: SHA-256 object names, a
-// format version above 1). A pack whose index cannot be parsed is left out
-// and a pack file that is missing or has a bad header is kept but marked;
+// Open fails only when the objects directory is not one
+// (ErrNotRepository). A pack whose index cannot be parsed is left out and
+// a pack file that is missing or has a bad header is kept but marked;
 // Warnings lists both. Reads then fail object by object, never with a
 // panic: a *NotFoundError (ErrNotFound) for an id no pack or loose file
 // holds, a *CorruptError (ErrCorrupt) naming the object, the file and the
 // entry's offset for anything that cannot be decoded, including a delta
-// whose base is missing. A truncated pack reads up to the cut.
+// whose base is missing, an *UnreadableError (ErrUnreadable) for a file
+// that cannot be opened or is not a regular file, and a *TooLargeError
+// (ErrTooLarge) for an object over Options.MaxObject. A truncated pack
+// reads up to the cut. Every file is opened without blocking and only if
+// it is a regular file (a FIFO in place of a pack, an index or a loose
+// object is refused, not waited on); an alternates file is read only if
+// it is a small regular file, and alternates chain at most five deep.
+//
+// Packs that appear after Open (a repack or a fetch running beside the
+// scan) are found: an object that no pack and no loose file holds is
+// looked for again after the pack directories are listed again, and only
+// then reported missing. A pack that a repack deletes stays readable
+// through its open descriptor.
 //
 // # Not done
 //
 // A multi-pack-index is not read: git keeps each pack's own index beside
-// it, and those are what Open reads. Packs added after Open (a concurrent
-// repack) are not seen; reopen. The environment (GIT_DIR,
-// GIT_OBJECT_DIRECTORY, GIT_ALTERNATE_OBJECT_DIRECTORIES) is not
-// consulted. Partial clones read as repositories with missing objects.
+// it, and those are what Open reads. SHA-256 repositories are not read.
+// Partial clones read as repositories with missing objects (nothing is
+// fetched).
 //
 // # Commits and trees
 //
