@@ -262,3 +262,26 @@ func TestOneBadObjectCostsThatObjectAlone(t *testing.T) {
 		t.Errorf("lost %d, unreadable %d, want 1 and 1", st.Lost, st.Unreadable)
 	}
 }
+
+// TestBadRefsCostThemselves: a ref whose file holds garbage and a ref to
+// a commit that is not there are warnings; every other ref's history is
+// scanned.
+func TestBadRefsCostThemselves(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", tok(1)+"\n")
+	r.commit("one")
+	os.WriteFile(filepath.Join(r.dir, ".git", "refs", "heads", "garbage"), []byte("not an id\n"), 0o644)
+	os.WriteFile(filepath.Join(r.dir, ".git", "refs", "heads", "gone"), []byte(strings.Repeat("ab", 20)+"\n"), 0o644)
+	found, warns, _, err := scanAll(t, func(ctx context.Context, o scan.Options) (Stats, error) { return Scan(ctx, r.dir, Options{}, o) })
+	if err != nil || !slices.Equal(found, []string{"a.txt:1:" + tok(1)}) {
+		t.Fatalf("found %v, err %v", found, err)
+	}
+	var text []string
+	for _, w := range warns {
+		text = append(text, w.Error())
+	}
+	all := strings.Join(text, "\n")
+	if len(warns) != 2 || !strings.Contains(all, "garbage") || !strings.Contains(all, "gone") {
+		t.Errorf("warnings %v, want one for each bad ref", text)
+	}
+}

@@ -39,7 +39,8 @@ type walker struct {
 	cache   map[odb.ID]*commit
 	buf     []byte
 	warn    func(path, op string, err error)
-	idents  bool // keep identity lines (the selection filters on them)
+	idents  bool          // keep identity lines (the selection filters on them)
+	refs    []gitrepo.Ref // listed once, for every ref family
 }
 
 // maxCommitHeader bounds the header of a commit object read by the walk:
@@ -395,10 +396,17 @@ func orHead(s string) string {
 
 // family lists the commits of a ref family (--all, --branches=glob, ...).
 func (w *walker) family(f refFamily) []odb.ID {
-	refs, warnings := w.repo.Refs()
-	for _, err := range warnings {
-		w.warn(w.repo.GitDir, "refs", err)
+	if w.refs == nil {
+		var warnings []error
+		w.refs, warnings = w.repo.Refs()
+		for _, err := range warnings {
+			w.warn(w.repo.GitDir, "refs", err)
+		}
+		if w.refs == nil {
+			w.refs = []gitrepo.Ref{}
+		}
 	}
+	refs := w.refs
 	var ids []odb.ID
 	for _, r := range refs {
 		if !strings.HasPrefix(r.Name, f.prefix) || !matchRefGlob(f.glob, strings.TrimPrefix(r.Name, f.prefix)) {

@@ -33,7 +33,7 @@ func (r *Repo) OpenObjects(opt odb.Options) (o *Objects, warnings []error, err e
 	o = &Objects{DB: db}
 	warnings = append(warnings, db.Warnings()...)
 	if !r.NoReplaceObjects() {
-		refs, w := r.Refs()
+		refs, w := r.RefsUnder("refs/replace/")
 		warnings = append(warnings, w...)
 		for _, ref := range refs {
 			hex, ok := strings.CutPrefix(ref.Name, "refs/replace/")

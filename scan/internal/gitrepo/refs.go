@@ -36,18 +36,26 @@ func perWorktree(name string) bool {
 // win over packed ones of the same name) and packed-refs, symbolic refs
 // resolved. A ref that cannot be read or resolved is left out and
 // reported in warnings; the others are listed.
-func (r *Repo) Refs() (refs []Ref, warnings []error) {
+func (r *Repo) Refs() (refs []Ref, warnings []error) { return r.RefsUnder("refs/") }
+
+// RefsUnder is Refs for the refs whose names start with prefix (which
+// starts with "refs/" and ends with '/'): only that part of the ref
+// directories is read, and only its refs' problems are warnings. A
+// symbolic ref under prefix may point anywhere.
+func (r *Repo) RefsUnder(prefix string) (refs []Ref, warnings []error) {
 	ids := map[string]string{}
 	packed, err := r.packedRefs()
 	if err != nil {
 		warnings = append(warnings, err)
 	}
 	for name, id := range packed {
-		ids[name] = id
+		if strings.HasPrefix(name, prefix) {
+			ids[name] = id
+		}
 	}
 	loose := map[string]string{} // name -> content (an id or "ref: ...")
 	walk := func(dir string, keep func(string) bool) {
-		root := filepath.Join(dir, "refs")
+		root := filepath.Join(dir, filepath.FromSlash(strings.TrimSuffix(prefix, "/")))
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if p != root {
