@@ -284,11 +284,14 @@ func historyKeys(t *testing.T, det scan.Detector, dir string, opts Options) (fou
 // referenceFindings scans the fragments of `git log -p -U0 --full-history
 // --all --diff-filter=tuxdb`, exactly the input gitleaks scans, with the
 // same detector.
-func referenceFindings(t *testing.T, det scan.Detector, dir string) []key {
+func referenceFindings(t *testing.T, det scan.Detector, dir string, logOpts ...string) []key {
 	t.Helper()
-	cmd := exec.Command("git", "-c", "core.quotePath=true", "log", "-p", "-U0", "--full-history", "--all",
-		"--diff-filter=tuxdb", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
-		"--format=%x01%H")
+	if logOpts == nil {
+		logOpts = []string{"--full-history", "--all", "--diff-filter=tuxdb"}
+	}
+	args := append([]string{"-c", "core.quotePath=true", "log", "-p", "-U0", "--no-color", "--no-ext-diff",
+		"--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--format=%x01%H"}, logOpts...)
+	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
 	out, err := cmd.Output()
@@ -379,5 +382,52 @@ func TestPathRulesFireOncePerHunk(t *testing.T) {
 		if a, b := diffKeys(got, gl); len(a) > 0 || len(b) > 0 || len(got) != len(gl) {
 			t.Errorf("spindle only %v, gitleaks only %v (%d vs %d findings)", a, b, len(got), len(gl))
 		}
+	}
+}
+
+// TestLogOptsSelectWhatGitLogSelects: with --log-opts, the commits and
+// the changes scanned are those of `git log -p -U0 <opts>` (gitleaks'
+// command then), for ranges, exclusions, ref families, dates, merges,
+// first parents, counts, identities, diff filters and paths.
+func TestLogOptsSelectWhatGitLogSelects(t *testing.T) {
+	det, _ := parityDetector(t)
+	r := newRepo(t)
+	scenarios[5].build(r) // merges, conflict resolutions, an octopus
+	r.git("tag", "v1")
+	r.write("later/one.txt", secretLine(1)+"\n")
+	r.commit("later one")
+	r.git("checkout", "-q", "-b", "topic", "v1")
+	r.write("topic.txt", secretLine(2)+"\n")
+	r.commit("topic")
+	r.git("checkout", "-q", "main")
+	r.write("later/two.txt", secretLine(3)+"\n"+secretLine(4)+"\n")
+	r.commit("later two")
+	for _, opts := range [][]string{
+		{"--all"},
+		{"v1..main"},
+		{"main", "^v1"},
+		{"main...topic"},
+		{"--branches", "--not", "--tags"},
+		{"--tags"},
+		{"--since=2026-01-02T03:04:20Z", "--all"},
+		{"--until=2026-01-02T03:04:15Z", "--all"},
+		{"--no-merges", "--all"},
+		{"--first-parent", "main"},
+		{"--max-count=3", "--all"},
+		{"-n", "2", "main"},
+		{"--skip=2", "main"},
+		{"--author=Ada", "--all"},
+		{"--diff-filter=A", "--all"},
+		{"--all", "--", "later"},
+		{"--no-renames", "--all"},
+	} {
+		t.Run(strings.Join(opts, " "), func(t *testing.T) {
+			got, _ := historyKeys(t, det, r.dir, Options{LogOpts: opts})
+			want := referenceFindings(t, det, r.dir, opts...)
+			t.Logf("%d findings", len(got))
+			if a, b := diffKeys(got, want); len(a) > 0 || len(b) > 0 || len(got) != len(want) {
+				t.Errorf("spindle only %v\ngit log -p only %v (%d vs %d)", a, b, len(got), len(want))
+			}
+		})
 	}
 }
