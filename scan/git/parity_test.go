@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -427,6 +428,108 @@ func TestLogOptsSelectWhatGitLogSelects(t *testing.T) {
 			t.Logf("%d findings", len(got))
 			if a, b := diffKeys(got, want); len(a) > 0 || len(b) > 0 || len(got) != len(want) {
 				t.Errorf("spindle only %v\ngit log -p only %v (%d vs %d)", a, b, len(got), len(want))
+			}
+		})
+	}
+}
+
+// TestRandomHistoriesMatchGit: histories built at random from edits that
+// stress git's diff and rename detection (files made of few distinct
+// lines, secrets among them, renames and moves with and without edits,
+// files of the same name in several directories, deletions, re-creations,
+// branches and merges) give the findings of git's own patches.
+func TestRandomHistoriesMatchGit(t *testing.T) {
+	det, _ := parityDetector(t)
+	n := 12
+	if testing.Short() {
+		n = 2
+	}
+	for seed := range n {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := newRepo(t)
+			rng := rand.New(rand.NewPCG(uint64(seed), 99))
+			lines := []string{"a\n", "b\n", "\n", "  x = 1\n", "}\n", "{\n", secretLine(seed) + "\n", secretLine(seed+3) + "\n", "config:\n"}
+			files := map[string][]string{}
+			dirs := []string{"", "src/", "lib/", "src/sub/"}
+			names := []string{"conf.txt", "app.env", "main.go", "notes.md"}
+			randomFile := func() []string {
+				var f []string
+				for range 3 + rng.IntN(25) {
+					f = append(f, lines[rng.IntN(len(lines))])
+				}
+				return f
+			}
+			write := func(p string, content []string) {
+				files[p] = content
+				r.write(p, strings.Join(content, ""))
+			}
+			pick := func() string {
+				keys := slices.Sorted(maps.Keys(files))
+				if len(keys) == 0 {
+					return ""
+				}
+				return keys[rng.IntN(len(keys))]
+			}
+			for c := range 15 {
+				for range 1 + rng.IntN(3) {
+					switch op := rng.IntN(6); {
+					case op == 0 || len(files) == 0:
+						write(dirs[rng.IntN(len(dirs))]+names[rng.IntN(len(names))], randomFile())
+					case op <= 2:
+						p := pick()
+						f := slices.Clone(files[p])
+						for range 1 + rng.IntN(3) {
+							at := rng.IntN(len(f) + 1)
+							switch rng.IntN(3) {
+							case 0:
+								f = slices.Insert(f, at, lines[rng.IntN(len(lines))])
+							case 1:
+								if at < len(f) {
+									f = slices.Delete(f, at, at+1)
+								}
+							default:
+								if at < len(f) {
+									f[at] = lines[rng.IntN(len(lines))]
+								}
+							}
+						}
+						write(p, f)
+					case op == 3:
+						p := pick()
+						to := dirs[rng.IntN(len(dirs))] + names[rng.IntN(len(names))]
+						if _, ok := files[to]; ok || to == p {
+							continue
+						}
+						os.MkdirAll(filepath.Dir(filepath.Join(r.dir, to)), 0o755)
+						r.git("mv", p, to)
+						f := files[p]
+						delete(files, p)
+						if rng.IntN(2) == 0 && len(f) > 0 {
+							f = append(slices.Clone(f), lines[rng.IntN(len(lines))])
+						}
+						write(to, f)
+					case op == 4:
+						p := pick()
+						r.git("rm", "-q", "-f", p)
+						delete(files, p)
+					default:
+						if _, err := r.try("rev-parse", "--verify", "-q", fmt.Sprintf("b%d", c)); c%5 == 4 && err != nil {
+							r.git("checkout", "-q", "-b", fmt.Sprintf("b%d", c))
+							write("branch.txt", randomFile())
+							r.commit(fmt.Sprintf("branch %d", c))
+							r.git("checkout", "-q", "main")
+							if _, err := r.try("merge", "-q", "--no-edit", fmt.Sprintf("b%d", c)); err != nil {
+								r.git("merge", "--abort")
+							}
+						}
+					}
+				}
+				r.commit(fmt.Sprintf("c%d", c))
+			}
+			got, _ := historyKeys(t, det, r.dir, Options{})
+			want := referenceFindings(t, det, r.dir)
+			if a, b := diffKeys(got, want); len(a) > 0 || len(b) > 0 || len(got) != len(want) {
+				t.Errorf("spindle only %v\ngit's patches only %v (%d vs %d)", a, b, len(got), len(want))
 			}
 		})
 	}
