@@ -1,11 +1,14 @@
 package git
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb/odbtest"
 	"github.com/spindle-go/spindle/scan/report"
 )
 
@@ -283,5 +287,58 @@ func TestBadRefsCostThemselves(t *testing.T) {
 	all := strings.Join(text, "\n")
 	if len(warns) != 2 || !strings.Contains(all, "garbage") || !strings.Contains(all, "gone") {
 		t.Errorf("warnings %v, want one for each bad ref", text)
+	}
+}
+
+// TestCraftedObjectsStayWithinBudgets: a history whose tree names blobs
+// stored as crafted deltas, one declaring 5 GiB and one 200 MiB (each a
+// few kilobytes in the pack), is scanned within a small heap: the first
+// is binary to git (past its big-file threshold) and skipped as gitleaks
+// skips it, the second (a new file too large to diff, too large to build)
+// is a warning naming it, and the rest of the history is scanned.
+func TestCraftedObjectsStayWithinBudgets(t *testing.T) {
+	r := newRepo(t)
+	r.write("ok.txt", tok(1)+"\n")
+	r.commit("one")
+	base := bytes.Repeat([]byte("0123456789abcdef"), 4096)
+	copyAll := []byte{0x80 | 0x10 | 0x20, 0x00, 0x00}
+	delta := func(result uint64) []byte {
+		d := odbtest.DeltaSizes(uint64(len(base)), result)
+		for n := uint64(0); n < result; n += 64 << 10 {
+			d = append(d, copyAll...)
+		}
+		return d
+	}
+	huge, mid := [20]byte{0xee, 2}, [20]byte{0xee, 3}
+	d5, d200 := delta(5<<30), delta(200<<20)
+	odbtest.WritePack(t, filepath.Join(r.dir, ".git", "objects"), []odbtest.Entry{
+		{ID: [20]byte{0xee, 1}, Type: 3, Size: uint64(len(base)), Data: base},
+		{ID: huge, Type: 6, Size: uint64(len(d5)), Data: d5, Base: 0},
+		{ID: mid, Type: 6, Size: uint64(len(d200)), Data: d200, Base: 0},
+	})
+	okBlob := r.git("rev-parse", "HEAD:ok.txt")
+	cmd := exec.Command("git", "mktree", "--missing")
+	cmd.Dir = r.dir
+	cmd.Stdin = strings.NewReader(fmt.Sprintf("100644 blob %x\thuge.txt\n100644 blob %x\tmid.txt\n100644 blob %s\tok.txt\n", huge, mid, okBlob))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.git("commit-tree", "-p", "HEAD", "-m", "crafted", strings.TrimSpace(string(out)))
+	r.git("update-ref", "refs/heads/main", c)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	found, warns, st, err := scanAll(t, func(ctx context.Context, o scan.Options) (Stats, error) { return Scan(ctx, r.dir, Options{}, o) })
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if err != nil || !slices.Equal(found, []string{"ok.txt:1:" + tok(1)}) {
+		t.Fatalf("found %v, err %v", found, err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0].Error(), "mid.txt") || st.Binary != 1 {
+		t.Errorf("warnings %v, binary %d: want one warning naming mid.txt and huge.txt binary", warns, st.Binary)
+	}
+	if grew := after.HeapSys - before.HeapSys; grew > 256<<20 {
+		t.Errorf("the heap grew by %d MiB", grew>>20)
 	}
 }
