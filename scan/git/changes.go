@@ -3,7 +3,6 @@ package git
 import (
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spindle-go/spindle/scan/git/internal/linediff"
 	"github.com/spindle-go/spindle/scan/internal/gitrepo"
@@ -33,15 +32,17 @@ type change struct {
 
 // commitDiffer is one worker's state for diffing commits.
 type commitDiffer struct {
-	objs  *gitrepo.Objects
-	sel   *selection
-	td    treeDiffer
-	blobs blobCache
+	objs    *gitrepo.Objects
+	sel     *selection
+	td      treeDiffer
+	blobs   blobCache
+	tooLong int // paths left out for their length by the commit being diffed
 }
 
 // diffCommit lists the changes of commit c that can add lines, and the
 // time spent.
 func (cd *commitDiffer) diffCommit(c *commit) ([]change, error) {
+	cd.tooLong = 0
 	switch len(c.parentTrees) {
 	case 0:
 		return cd.against(odb.ID{}, c.tree)
@@ -56,6 +57,7 @@ func (cd *commitDiffer) against(a, b odb.ID) ([]change, error) {
 	if err := cd.td.diff(a, b); err != nil {
 		return nil, err
 	}
+	cd.tooLong += cd.td.tooLong
 	fcs := cd.td.changes
 	if cd.sel.renames {
 		cd.blobs.reset()
@@ -101,6 +103,7 @@ func (cd *commitDiffer) merge(c *commit) ([]change, error) {
 		if err := cd.td.diff(pt, c.tree); err != nil {
 			return nil, err
 		}
+		cd.tooLong += cd.td.tooLong
 		for _, fc := range cd.td.changes {
 			if fc.status == 'D' {
 				continue
@@ -200,11 +203,11 @@ func (b *blobCache) signature(id odb.ID) (*linediff.Signature, bool) {
 	return sig, sig != nil
 }
 
-// diffCommits computes the changes of every commit, in parallel.
+// commitResult is what diffing one commit gave.
 type commitResult struct {
 	changes []change
 	err     error
-	took    time.Duration
+	tooLong int // paths left out for their length
 }
 
 func diffError(c *commit, err error) error {

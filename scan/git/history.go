@@ -100,7 +100,7 @@ func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (S
 	}
 
 	start := time.Now()
-	w := &walker{objs: r.objs, repo: r.Repo, shallow: shallow, sel: sel, cache: map[odb.ID]*commit{},
+	w := &walker{objs: r.objs, repo: r.Repo, shallow: shallow, sel: sel, cache: map[odb.ID]*commit{}, ctx: ctx,
 		warn: h.warn, idents: len(sel.authors) > 0 || len(sel.committers) > 0}
 	commits, err := w.walk()
 	if err != nil {
@@ -176,9 +176,8 @@ func (h *history) diffCommits(ctx context.Context) (int64, error) {
 		func(lo int, w *spindle.Worker[int, *commitDiffer]) {
 			hi := min(lo+commitBatch, len(h.commits))
 			for i := lo; i < hi; i++ {
-				t := time.Now()
 				chs, err := w.Scratch.diffCommit(h.commits[i])
-				results[i] = commitResult{changes: chs, err: err, took: time.Since(t)}
+				results[i] = commitResult{changes: chs, err: err, tooLong: w.Scratch.tooLong}
 			}
 			n := done.Add(int64(hi - lo))
 			if p := h.sopts.Progress; p != nil {
@@ -210,6 +209,9 @@ func (h *history) diffCommits(ctx context.Context) (int64, error) {
 		if r.err != nil {
 			h.warn(h.commits[i].id.String(), "commit", diffError(h.commits[i], r.err))
 			continue
+		}
+		if r.tooLong > 0 {
+			h.warn(h.commits[i].id.String(), "tree", fmt.Errorf("commit %s: %d paths longer than %d bytes are not scanned", h.commits[i].id, r.tooLong, maxPath))
 		}
 		for _, ch := range r.changes {
 			n++

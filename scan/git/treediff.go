@@ -28,6 +28,8 @@ type treeDiffer struct {
 	objs    *gitrepo.Objects
 	sel     *selection
 	changes []fileChange
+	// tooLong counts the entries left out for a path over maxPath.
+	tooLong int
 	// entries holds the parsed entries of the two trees compared at each
 	// depth, reused from diff to diff.
 	entries [][]odb.TreeEntry
@@ -63,6 +65,12 @@ func (c *treeCache) put(id odb.ID, data []byte) {
 	c.bytes += len(data)
 }
 
+// maxPath bounds the length of a path the scan keeps: git itself writes
+// no longer ones (the file systems it checks out to refuse them), and a
+// crafted tree's path of megabytes would be copied into every record of
+// its changes. A longer path is skipped and reported.
+const maxPath = 4096
+
 // maxTreeDepth bounds how deep trees nest (a hostile repository can make
 // a chain of a million trees); git's own limit is 4096 by default.
 const maxTreeDepth = 4096
@@ -70,7 +78,7 @@ const maxTreeDepth = 4096
 // diff lists the changes from tree a to tree b (a zero id is the empty
 // tree) into d.changes, replacing what it held.
 func (d *treeDiffer) diff(a, b odb.ID) error {
-	d.changes = d.changes[:0]
+	d.changes, d.tooLong = d.changes[:0], 0
 	return d.diffAt(a, b, nil, 0)
 }
 
@@ -122,6 +130,10 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 			if x.ID == y.ID && x.Mode == y.Mode {
 				continue
 			}
+			if len(base)+len(x.Name) > maxPath {
+				d.tooLong++
+				continue
+			}
 			path := joinPath(base, x.Name)
 			if x.Mode.IsTree() {
 				if !d.sel.dirShown(string(path)) {
@@ -152,6 +164,10 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 // one records an entry present on one side only: an added or deleted
 // file, or every file of an added or deleted subtree.
 func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) error {
+	if len(base)+len(e.Name) > maxPath {
+		d.tooLong++
+		return nil
+	}
 	path := joinPath(base, e.Name)
 	if e.Mode.IsTree() {
 		if !d.sel.dirShown(string(path)) {

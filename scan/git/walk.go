@@ -2,6 +2,7 @@ package git
 
 import (
 	"container/heap"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -39,8 +40,9 @@ type walker struct {
 	cache   map[odb.ID]*commit
 	buf     []byte
 	warn    func(path, op string, err error)
-	idents  bool          // keep identity lines (the selection filters on them)
-	refs    []gitrepo.Ref // listed once, for every ref family
+	ctx     context.Context // the scan's: a long walk stops when it is done
+	idents  bool            // keep identity lines (the selection filters on them)
+	refs    []gitrepo.Ref   // listed once, for every ref family
 }
 
 // maxCommitHeader bounds the header of a commit object read by the walk:
@@ -465,10 +467,22 @@ func matchRefGlob(glob, name string) bool {
 	return ok
 }
 
+// interrupted returns the context's error every 1024 steps of a loop, once
+// the scan has been stopped.
+func (w *walker) interrupted(step int) error {
+	if step%1024 == 0 && w.ctx != nil {
+		return w.ctx.Err()
+	}
+	return nil
+}
+
 // reach marks every commit reachable from the tips in set.
 func (w *walker) reach(tips []odb.ID, set map[odb.ID]bool) error {
 	stack := append([]odb.ID(nil), tips...)
-	for len(stack) > 0 {
+	for n := 0; len(stack) > 0; n++ {
+		if err := w.interrupted(n); err != nil {
+			return err
+		}
 		id := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if set[id] {
@@ -540,7 +554,10 @@ func (w *walker) walk() ([]*commit, error) {
 	}
 	var out []*commit
 	skip := w.sel.skip
-	for q.Len() > 0 {
+	for n := 0; q.Len() > 0; n++ {
+		if err := w.interrupted(n); err != nil {
+			return nil, err
+		}
 		c := heap.Pop(q).(queued).c
 		if w.sel.since != 0 && c.when < w.sel.since {
 			continue
