@@ -534,3 +534,36 @@ func TestRandomHistoriesMatchGit(t *testing.T) {
 		})
 	}
 }
+
+// TestReplaceRefsAsGitSeesThem: a commit replaced through refs/replace is
+// read as its replacement, as every git command reads it (and with
+// GIT_NO_REPLACE_OBJECTS set, as itself), the findings matching git's
+// own patches either way.
+func TestReplaceRefsAsGitSeesThem(t *testing.T) {
+	det, _ := parityDetector(t)
+	r := newRepo(t)
+	r.write("a.txt", secretLine(0)+"\n")
+	r.commit("one")
+	r.write("b.txt", secretLine(1)+"\n")
+	orig := r.commit("two")
+	r.git("checkout", "-q", "--detach", "HEAD~1")
+	r.write("c.txt", secretLine(2)+"\n")
+	repl := r.commit("replacement")
+	r.git("checkout", "-q", "main")
+	r.git("replace", orig, repl)
+	for _, noReplace := range []string{"", "1"} {
+		if noReplace != "" {
+			t.Setenv("GIT_NO_REPLACE_OBJECTS", noReplace)
+		}
+		got, _ := historyKeys(t, det, r.dir, Options{})
+		want := referenceFindings(t, det, r.dir)
+		if a, b := diffKeys(got, want); len(a) > 0 || len(b) > 0 || len(got) != len(want) {
+			t.Errorf("GIT_NO_REPLACE_OBJECTS=%q: spindle only %v\ngit's patches only %v", noReplace, a, b)
+		}
+		var files []string
+		for _, k := range got {
+			files = append(files, k.File)
+		}
+		t.Logf("GIT_NO_REPLACE_OBJECTS=%q: %v", noReplace, files)
+	}
+}

@@ -3,6 +3,7 @@
 package gitrepo
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -40,5 +41,30 @@ func TestMetadataFIFOsDoNotHang(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("blocked on a FIFO")
+	}
+}
+
+// TestCommondirNamingADevice: a linked work tree whose commondir file
+// names /dev/zero (or is a FIFO) is not read without end: discovery
+// fails at once.
+func TestCommondirNamingADevice(t *testing.T) {
+	top := gitRepo(t)
+	run(t, top, "commit", "-qm", "init")
+	linked := filepath.Join(t.TempDir(), "linked")
+	run(t, top, "worktree", "add", "-q", linked)
+	gd := filepath.Join(top, ".git", "worktrees", "linked")
+	os.Remove(filepath.Join(gd, "commondir"))
+	if err := os.Symlink("/dev/zero", filepath.Join(gd, "commondir")); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := FindEnv(linked, Env{}); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("a commondir naming /dev/zero was accepted")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("discovery read /dev/zero")
 	}
 }

@@ -241,3 +241,33 @@ func FuzzDeflate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAlternates: an info/alternates file of any content, naming any
+// paths (relative, absolute, quoted, itself, each other), opens a database
+// without a panic or a loop, and every directory read is listed once.
+func FuzzAlternates(f *testing.F) {
+	f.Add([]byte("../other/objects\n# comment\n\"/quoted\\tpath\"\n"))
+	f.Add([]byte(".\n..\n/dev/zero\n"))
+	f.Add([]byte("\x00\xff\n\n\r\n"))
+	f.Fuzz(func(t *testing.T, content []byte) {
+		dir := t.TempDir()
+		objects := filepath.Join(dir, "objects")
+		os.MkdirAll(filepath.Join(objects, "info"), 0o755)
+		os.MkdirAll(filepath.Join(dir, "other", "objects", "info"), 0o755)
+		os.WriteFile(filepath.Join(objects, "info", "alternates"), content, 0o644)
+		// The other directory names the first back: a loop.
+		os.WriteFile(filepath.Join(dir, "other", "objects", "info", "alternates"), []byte(objects+"\n"), 0o644)
+		db, err := Open(objects, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		seen := map[string]bool{}
+		for _, d := range db.Dirs() {
+			if seen[d] {
+				t.Fatalf("%s listed twice", d)
+			}
+			seen[d] = true
+		}
+	})
+}
