@@ -66,14 +66,21 @@ func (db *DB) Reader(id ID) (*Reader, error) {
 		}
 		return db.readerInMemory(id)
 	}
-	f, err := db.openLoose(id)
+	// A loose object is streamed when its declared size is large, however
+	// small its file: a 150 MB log of repeated lines compresses to a
+	// few hundred kilobytes.
+	s := db.getScratch()
+	_, size, err := db.headerLoose(s, id)
+	db.putScratch(s)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil || st.Size() <= streamAbove/4 {
-		f.Close()
+	if size <= streamAbove {
 		return db.readerInMemory(id)
+	}
+	f, err := db.openLoose(id)
+	if err != nil {
+		return nil, err
 	}
 	return db.looseReader(id, f)
 }
