@@ -143,14 +143,48 @@ func TestSimilarityMatchesGitsPercentages(t *testing.T) {
 	}
 }
 
+// sweepPairs returns pairs whose scores step across minScore: a source of
+// 1000 ten-byte lines, and destinations that keep the first m of them and
+// replace the rest, with a few bytes more at the end so that scores also
+// fall between the steps. Span hashes of different lines collide now and
+// then, which adds to the copied bytes, so m ranges widely and only the
+// pairs that score within 1.5% of minScore are kept.
+func sweepPairs(minScore int) []simPair {
+	var src bytes.Buffer
+	for i := range 1000 {
+		fmt.Fprintf(&src, "%09d\n", i)
+	}
+	center := minScore * 1000 / MaxScore
+	var pairs []simPair
+	for m := max(0, center-80); m <= min(1000, center+20); m++ {
+		for _, extra := range []string{"", "x", "xy\n"} {
+			var dst bytes.Buffer
+			dst.Write(src.Bytes()[:m*10])
+			for i := m; i < 1000; i++ {
+				fmt.Fprintf(&dst, "%08dn\n", i) // ten bytes, no line of src
+			}
+			dst.WriteString(extra)
+			if d := Similarity(NewSignature(src.Bytes()), NewSignature(dst.Bytes()), 0) - minScore; d < -900 || d > 900 {
+				continue
+			}
+			pairs = append(pairs, simPair{fmt.Sprintf("sweep-%d-%d-%q", minScore, m, extra), src.Bytes(), dst.Bytes()})
+		}
+	}
+	return pairs
+}
+
 func TestSimilarityDecidesRenamesAtGitsThresholds(t *testing.T) {
-	pairs := genSimPairs(2, 300)
 	for _, tc := range []struct {
 		flag     string
 		minScore int
 	}{{"", DefaultMinScore}, {"30%", 18000}, {"75%", 45000}, {"90%", 54000}} {
+		n := 300
+		if testing.Short() {
+			n = 60
+		}
+		pairs := append(genSimPairs(2, n), sweepPairs(tc.minScore)...)
 		git := gitRenames(t, pairs, tc.flag)
-		near := 0
+		near, exact := 0, 0
 		for k, p := range pairs {
 			score := Similarity(NewSignature(p.src), NewSignature(p.dst), tc.minScore)
 			if (git[k] >= 0) != (score >= tc.minScore) {
@@ -159,8 +193,11 @@ func TestSimilarityDecidesRenamesAtGitsThresholds(t *testing.T) {
 			if d := score - tc.minScore; d > -1200 && d < 1200 {
 				near++
 			}
+			if score == tc.minScore {
+				exact++
+			}
 		}
-		t.Logf("-M%s: %d pairs within 2%% of the threshold", tc.flag, near)
+		t.Logf("-M%s: %d pairs within 2%% of the threshold, %d on it", tc.flag, near, exact)
 	}
 }
 
