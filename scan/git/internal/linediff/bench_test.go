@@ -76,9 +76,9 @@ func BenchmarkDiffGoHistory(b *testing.B) { benchDiff(b, goFilePairs(b)) }
 // BenchmarkDiffGenerated diffs the generated pairs the tests compare with
 // git (all styles, small to 35,000-line files); it needs neither git nor a
 // repository.
-func BenchmarkDiffGenerated(b *testing.B) {
-	benchDiff(b, append(genPairs(1, 300), hugeRecorded()[:1]...))
-}
+func BenchmarkDiffGenerated(b *testing.B) { benchDiff(b, generatedBenchPairs()) }
+
+func generatedBenchPairs() []pair { return append(genPairs(1, 300), hugeRecorded()[:1]...) }
 
 // BenchmarkSignature builds the rename signature of every new version of
 // the history's .go files.
@@ -123,7 +123,9 @@ func BenchmarkSimilarity(b *testing.B) {
 //	    valgrind --tool=callgrind --toggle-collect='*linediff.(*Differ).Diff' \
 //	    /tmp/linediff.test -test.run InstructionCount
 //
-// and LINEDIFF_WORKLOAD=signature with --toggle-collect='*linediff.NewSignature'.
+// LINEDIFF_WORKLOAD=generated counts Diff over BenchmarkDiffGenerated's
+// pairs, and LINEDIFF_WORKLOAD=signature NewSignature (with
+// --toggle-collect='*linediff.NewSignature').
 // (valgrind 3.19 does not decode the RDTSCP Go's runtime uses, and the
 // runtime's preemption signals can trip callgrind: a run that crashes is
 // run again.) It does nothing without LINEDIFF_WORKLOAD.
@@ -132,10 +134,15 @@ func TestInstructionCountWorkload(t *testing.T) {
 	if w == "" {
 		t.Skip("LINEDIFF_WORKLOAD not set")
 	}
-	pairs := goFilePairs(t)
+	var pairs []pair
+	if w == "generated" {
+		pairs = generatedBenchPairs()
+	} else {
+		pairs = goFilePairs(t)
+	}
 	var size int64
 	switch w {
-	case "diff":
+	case "diff", "generated":
 		var d Differ
 		for _, p := range pairs {
 			d.Diff(p.a, p.b, nil)
