@@ -76,9 +76,9 @@ func BenchmarkDiffGoHistory(b *testing.B) { benchDiff(b, goFilePairs(b)) }
 // BenchmarkDiffGenerated diffs the generated pairs the tests compare with
 // git (all styles, small to 35,000-line files); it needs neither git nor a
 // repository.
-func BenchmarkDiffGenerated(b *testing.B) {
-	benchDiff(b, append(genPairs(1, 300), hugeRecorded()[:1]...))
-}
+func BenchmarkDiffGenerated(b *testing.B) { benchDiff(b, generatedBenchPairs()) }
+
+func generatedBenchPairs() []pair { return append(genPairs(1, 300), hugeRecorded()[:1]...) }
 
 // BenchmarkSignature builds the rename signature of every new version of
 // the history's .go files.
@@ -119,20 +119,30 @@ func BenchmarkSimilarity(b *testing.B) {
 // for an instruction count that does not depend on the machine's load:
 //
 //	go test -c -o /tmp/linediff.test ./scan/git/internal/linediff
-//	LINEDIFF_WORKLOAD=diff valgrind --tool=callgrind \
-//	    --toggle-collect='*linediff.(*Differ).Diff' /tmp/linediff.test -test.run InstructionCount
+//	LINEDIFF_WORKLOAD=diff GOGC=off GODEBUG=cpu.rdtscp=off,asyncpreemptoff=1 \
+//	    valgrind --tool=callgrind --toggle-collect='*linediff.(*Differ).Diff' \
+//	    /tmp/linediff.test -test.run InstructionCount
 //
-// (LINEDIFF_WORKLOAD=signature with --toggle-collect='*linediff.NewSignature').
-// It does nothing without LINEDIFF_WORKLOAD.
+// LINEDIFF_WORKLOAD=generated counts Diff over BenchmarkDiffGenerated's
+// pairs, and LINEDIFF_WORKLOAD=signature NewSignature (with
+// --toggle-collect='*linediff.NewSignature').
+// (valgrind 3.19 does not decode the RDTSCP Go's runtime uses, and the
+// runtime's preemption signals can trip callgrind: a run that crashes is
+// run again.) It does nothing without LINEDIFF_WORKLOAD.
 func TestInstructionCountWorkload(t *testing.T) {
 	w := os.Getenv("LINEDIFF_WORKLOAD")
 	if w == "" {
 		t.Skip("LINEDIFF_WORKLOAD not set")
 	}
-	pairs := goFilePairs(t)
+	var pairs []pair
+	if w == "generated" {
+		pairs = generatedBenchPairs()
+	} else {
+		pairs = goFilePairs(t)
+	}
 	var size int64
 	switch w {
-	case "diff":
+	case "diff", "generated":
 		var d Differ
 		for _, p := range pairs {
 			d.Diff(p.a, p.b, nil)

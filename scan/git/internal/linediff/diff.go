@@ -25,8 +25,10 @@ const MaxSize = 1<<30 - 1<<20
 
 // A Differ holds the working memory of Diff, reused from one call to the
 // next so that diffing allocates only while a Differ grows to the largest
-// input it has met. A Differ is not safe for concurrent use: give each
-// worker its own. The zero value is ready to use.
+// input it has met; it keeps that memory (about 100 to 150 bytes per line
+// of the largest pair) until it is dropped, but no reference to the inputs.
+// A Differ is not safe for concurrent use: give each worker its own. The
+// zero value is ready to use.
 type Differ struct {
 	seed   maphash.Seed
 	seeded bool
@@ -39,15 +41,15 @@ type Differ struct {
 	classes []class
 
 	// What the discarding step and the Myers search work on.
-	action []uint8 // per line of the middle region: discard, keep, investigate
+	action []uint8 // per line of the middle region: matchNone, matchFew or matchMany
 	kv     []int   // the forward and backward furthest-reach vectors
 	boxes  []box   // sub-problems the divide and conquer still owes
 }
 
 // side is one file of a diff: its lines, their classes, and which lines the
-// diff marks as changed. Lines are indexed from 0; changed carries one
-// false sentinel before line 0 and one after the last line, so a scan for
-// the end of a run of changes stops without a bounds test.
+// diff marks as changed. Lines are indexed from 0; changedBuf carries one
+// unchanged sentinel before line 0 and one after the last line, so a scan
+// for the end of a run of changes stops without a bounds test.
 type side struct {
 	data   []byte  // the (tail-trimmed) input
 	starts []int32 // line i is data[starts[i]:starts[i+1]]; len = lines+1
@@ -122,12 +124,14 @@ func (d *Differ) Diff(a, b []byte, dst []Hunk) []Hunk {
 		// an input too large for git to diff.
 		return append(dst, Hunk{0, countLines(a), 0, countLines(b)})
 	}
-	na, nb := trimCommonTail(a, b)
+	na, nb := cutCommonTail(a, b)
 	d.prepare(a[:na], b[:nb])
 	d.search()
 	d.compact(&d.old, &d.new)
 	d.compact(&d.new, &d.old)
-	return d.hunks(dst)
+	dst = d.hunks(dst)
+	d.old.data, d.new.data = nil, nil // the caller's buffers are not ours to keep alive
+	return dst
 }
 
 // countLines returns the number of lines of data, a final line without a
@@ -140,15 +144,14 @@ func countLines(data []byte) int {
 	return n
 }
 
-// trimCommonTail returns the lengths of a and b that the line diff sees. It
+// cutCommonTail returns the lengths of a and b that the line diff sees. It
 // drops the longest common tail that is a whole number of 1 KiB blocks, then
 // gives back the dropped bytes up to and including the first newline among
 // them, so that both inputs still end on a whole line. With no context
-// lines wanted, git diffs only what is left (xdiff-interface.c's
-// trim_common_tail), and since what is left changes the files' line counts
-// and ends, it changes which lines the diff pairs and where the indent
-// heuristic places a change.
-func trimCommonTail(a, b []byte) (int, int) {
+// lines wanted, git diffs only what is left, and since what is left changes
+// the files' line counts and ends, it changes which lines the diff pairs
+// and where the indent heuristic places a change.
+func cutCommonTail(a, b []byte) (int, int) {
 	const block = 1024
 	smaller := min(len(a), len(b))
 	trimmed := 0

@@ -125,7 +125,7 @@ func TestDiffOverMaxSizeIsOneHunk(t *testing.T) {
 	}
 }
 
-func TestTrimCommonTail(t *testing.T) {
+func TestCutCommonTail(t *testing.T) {
 	block := bytes.Repeat([]byte("0123456789abcde\n"), 64) // 1 KiB, 64 lines
 	for _, tc := range []struct {
 		name   string
@@ -139,17 +139,17 @@ func TestTrimCommonTail(t *testing.T) {
 		{"smaller than a block", cat([]byte("a"), block[:1000]), cat([]byte("b"), block[:1000]), 1001, 1001},
 		{"empty", nil, block, 0, 1024},
 	} {
-		na, nb := trimCommonTail(tc.a, tc.b)
+		na, nb := cutCommonTail(tc.a, tc.b)
 		if na != tc.na || nb != tc.nb {
 			t.Errorf("%s: got %d, %d; want %d, %d", tc.name, na, nb, tc.na, tc.nb)
 		}
 	}
 }
 
-func TestBogosqrt(t *testing.T) {
+func TestRoughSqrt(t *testing.T) {
 	for _, tc := range [][2]int{{0, 1}, {1, 2}, {3, 2}, {4, 4}, {15, 4}, {16, 8}, {65535, 256}, {65536, 512}, {1 << 20, 2048}} {
-		if got := bogosqrt(tc[0]); got != tc[1] {
-			t.Errorf("bogosqrt(%d) = %d, want %d", tc[0], got, tc[1])
+		if got := roughSqrt(tc[0]); got != tc[1] {
+			t.Errorf("roughSqrt(%d) = %d, want %d", tc[0], got, tc[1])
 		}
 	}
 }

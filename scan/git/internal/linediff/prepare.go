@@ -33,10 +33,10 @@ const (
 	runRatio = 4
 )
 
-// bogosqrt is xdiff's cheap square root: the power of two 2^k with
-// 4^(k-1) <= n < 4^k (1 for n <= 0). Its exact value decides thresholds,
-// so it is not replaced by a true square root.
-func bogosqrt(n int) int {
+// roughSqrt is the square root git's thresholds use: the power of two 2^k
+// with 4^(k-1) <= n < 4^k (1 for n <= 0). Its exact value decides where
+// the thresholds fall, so it is not replaced by a true square root.
+func roughSqrt(n int) int {
 	i := 1
 	for ; n > 0; n >>= 2 {
 		i <<= 1
@@ -187,7 +187,7 @@ func (d *Differ) discard(common int) {
 // cost the search the most. The rest are kept, in order, with their
 // classes, for the search.
 func (d *Differ) choose(s *side, from, to, other int) {
-	limit := min(bogosqrt(s.lines()), matchLimitCap)
+	limit := min(roughSqrt(s.lines()), matchLimitCap)
 	classes := d.classes
 	act := resize(d.action, to-from)
 	d.action = act

@@ -42,7 +42,7 @@ func (d *Differ) search() {
 	diags := n1 + n2 + 3
 	d.kv = resize(d.kv, 2*diags)
 	fwd, bwd := n2+1, diags+n2+1 // index of diagonal 0 in each vector
-	maxCost := max(minMaxCost, bogosqrt(diags))
+	maxCost := max(minMaxCost, roughSqrt(diags))
 
 	d.boxes = append(d.boxes[:0], box{0, n1, 0, n2, false})
 	for len(d.boxes) > 0 {
