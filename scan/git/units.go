@@ -184,6 +184,9 @@ func (sc *unitScratch) dropBig() {
 	if cap(sc.marks) > bigUnit {
 		sc.marks = nil
 	}
+	// The differ keeps about a hundred bytes a line of the largest pair it
+	// has diffed.
+	sc.differ = linediff.Differ{}
 }
 
 // processMerge adds the fragments of a merge's combined change: the runs
@@ -436,10 +439,7 @@ func lineStarts(data []byte, out []int) []int {
 func changedRegion(old, new []byte) []byte {
 	n := min(len(old), len(new))
 	p := commonPrefix(old[:n], new[:n])
-	s := 0
-	for s < n-p && old[len(old)-1-s] == new[len(new)-1-s] {
-		s++
-	}
+	s := commonSuffix(old[p:], new[p:])
 	lo := bytes.LastIndexByte(new[:p], '\n') + 1
 	// The suffix must start a line in both files: where it is cut by the
 	// last differing byte, fall back to the next line start within it.
@@ -496,11 +496,13 @@ func hasLine(text, line []byte) bool {
 func lineStart(b []byte, i int) bool { return i == 0 || b[i-1] == '\n' }
 
 // commonPrefix returns the length of the longest common prefix of a and
-// b, which have the same length.
+// b, which have the same length: compared in blocks (a vectorised
+// comparison each), the last block byte by byte.
 func commonPrefix(a, b []byte) int {
+	const block = 256
 	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		if string(a[i:i+8]) != string(b[i:i+8]) {
+	for ; i+block <= len(a); i += block {
+		if string(a[i:i+block]) != string(b[i:i+block]) {
 			break
 		}
 	}
@@ -508,4 +510,21 @@ func commonPrefix(a, b []byte) int {
 		i++
 	}
 	return i
+}
+
+// commonSuffix returns the length of the longest common suffix of a and b
+// (of any lengths), in blocks as commonPrefix.
+func commonSuffix(a, b []byte) int {
+	const block = 256
+	n := min(len(a), len(b))
+	s := 0
+	for ; s+block <= n; s += block {
+		if string(a[len(a)-s-block:len(a)-s]) != string(b[len(b)-s-block:len(b)-s]) {
+			break
+		}
+	}
+	for s < n && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return s
 }

@@ -6,13 +6,14 @@
 #
 #   scan/internal/scanbench/compare.sh dir  PATH   [RUNS]   # gitleaks dir  vs spindle scan (archives closed)
 #   scan/internal/scanbench/compare.sh git  REPO   [RUNS]   # gitleaks git  vs spindle git
+#   scan/internal/scanbench/compare.sh staged WORKTREE [RUNS] # gitleaks git --pre-commit --staged vs spindle git --pre-commit --staged
 #   scan/internal/scanbench/compare.sh self PATH   [RUNS]   # spindle at a base commit vs now (BASE=<commit>)
 #
 # Both tools use gitleaks' default config (from the module cache, where
 # `go install -tags gore2regex github.com/zricethezav/gitleaks/v8@v8.30.1`
 # leaves it) and decode to depth 5, gitleaks' default.
 set -euo pipefail
-mode=${1:?dir, git or self}
+mode=${1:?dir, git, staged or self}
 target=${2:?path}
 runs=${3:-7}
 cd "$(dirname "$0")/../../.."
@@ -31,6 +32,10 @@ git)
 	a=("$GITLEAKS" git "$target" -c "$GLC" --no-banner -l error --exit-code 0 -r "$out/a.json" -f json)
 	b=("$out/spindle" git -c "$GLC" -q --exit-code 0 -r "$out/b.json" -f json "$target")
 	;;
+staged)
+	a=("$GITLEAKS" git --pre-commit --staged "$target" -c "$GLC" --no-banner -l error --exit-code 0 -r "$out/a.json" -f json)
+	b=("$out/spindle" git --pre-commit --staged -c "$GLC" --no-banner --exit-code 0 -r "$out/b.json" "$target")
+	;;
 self)
 	git worktree add -q "$out/base" "${BASE:?BASE=<commit> to compare with}"
 	(cd "$out/base" && go build -o "$out/spindle-base" ./cmd/spindle)
@@ -39,7 +44,7 @@ self)
 	b=("$out/spindle" scan -q --exit-code 0 -f json -o "$out/b.json" "$target")
 	;;
 *)
-	echo "mode: dir, git or self" >&2
+	echo "mode: dir, git, staged or self" >&2
 	exit 2
 	;;
 esac

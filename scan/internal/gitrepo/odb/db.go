@@ -58,6 +58,7 @@ type DB struct {
 type scratch struct {
 	inf   *inflater
 	win   []byte // the entry being read
+	base  []byte // the whole object at the bottom of a chain, as stored
 	arena []byte // the delta entries of the chain being walked
 	chain []link
 	refs  []cacheKey // ref-delta targets met on the chain (loop check)
@@ -195,6 +196,9 @@ func (db *DB) getScratch() *scratch { return db.scratch.Get().(*scratch) }
 func (db *DB) putScratch(s *scratch) {
 	if cap(s.win) > maxScratch {
 		s.win = nil
+	}
+	if cap(s.base) > maxScratch {
+		s.base = nil
 	}
 	if cap(s.delta) > maxScratch {
 		s.delta = nil

@@ -113,6 +113,18 @@ func (db *DB) readPacked(s *scratch, p *Pack, off int64, dst []byte, keep bool) 
 			if !db.cache.fits(be.h.size) {
 				buf, tmp = s.tmp[0], 1
 			}
+			if be.raw == nil && be.end-be.off <= bigEntry {
+				// The chain's whole object, too large to keep from the
+				// walk: read it at once into a buffer of its own, for the
+				// one-shot decoder (streaming it costs several times as
+				// much to inflate).
+				var grown []byte
+				if be, grown, err = bp.load(boff, s.base[:0], bigEntry); err != nil {
+					s.chain, s.arena = chain, arena
+					return 0, nil, fmt.Errorf("delta base at offset %d of %s: %w", boff, bp.path, err)
+				}
+				s.base = grown
+			}
 			data, err := bp.inflate(s, &be, buf)
 			if err != nil {
 				s.chain, s.arena = chain, arena
