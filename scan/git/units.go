@@ -476,20 +476,22 @@ func changedRegion(old, new []byte) []byte {
 }
 
 // hasLine reports whether text holds line (with its newline, if it has
-// one) as one of its lines.
+// one) as one of its lines. A line with its newline is looked for after a
+// newline (or at the start), so that every match found is one.
 func hasLine(text, line []byte) bool {
-	for i := 0; i <= len(text)-len(line); {
-		j := bytes.Index(text[i:], line)
-		if j < 0 {
-			return false
-		}
-		at := i + j
-		if lineStart(text, at) && (at+len(line) == len(text) || line[len(line)-1] == '\n') {
-			return true
-		}
-		i = at + 1
+	if len(line) == 0 {
+		return false
 	}
-	return false
+	if line[len(line)-1] != '\n' {
+		// The last line of its file: it can only be text's last line.
+		return bytes.HasSuffix(text, line) && lineStart(text, len(text)-len(line))
+	}
+	if bytes.HasPrefix(text, line) {
+		return true
+	}
+	nl := make([]byte, 0, len(line)+1)
+	nl = append(append(nl, '\n'), line...)
+	return bytes.Contains(text, nl)
 }
 
 // lineStart reports whether offset i of b starts a line.
