@@ -297,14 +297,15 @@ func isDropIn(c *cobra.Command) bool {
 }
 
 // dropInExit is the exit status gitleaks gives where spindle's commands
-// give code: an unknown flag is 126, any other error 1.
+// give code: an unknown (long) flag is 126, any other error 1, an unknown
+// shorthand flag included, as gitleaks tells them apart by the message.
 func dropInExit(code int, err error) int {
 	if code != exitError {
 		return code
 	}
 	var usage *usageError
 	if errors.As(err, &usage) {
-		if msg := usage.err.Error(); strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
+		if strings.HasPrefix(usage.err.Error(), "unknown flag") {
 			return 126
 		}
 	}

@@ -306,7 +306,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 		opts.Gitignore = o.gitignore
 		opts.FollowSymlinks = o.followSymlinks
 		if stdin {
-			return scan.ScanReader(ctx, opts, o.stdinName, e.stdin)
+			return scan.ScanReader(ctx, opts, o.stdinName, newContextReader(ctx, e.stdin))
 		}
 		return scan.Scan(ctx, opts, paths...)
 	}}
