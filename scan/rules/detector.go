@@ -376,8 +376,10 @@ func (d *Detector) Rules() []RuleInfo {
 
 // MaxWindow bounds how far a match extends, in bytes: the longest match
 // of any rule whose length is bounded (at least 4 KiB), or 16 KiB when
-// some rule's matches are unbounded or decoding is on, capped at 64 KiB. A match longer than
-// this may be missed or cut short where a file is split into chunks.
+// some rule's matches are unbounded, capped at 64 KiB; with decoding on,
+// 97 KiB, what a decoded finding depends on (see decoded.go). A match
+// longer than this may be missed or cut short where a file is split into
+// chunks.
 func (d *Detector) MaxWindow() int { return d.maxWindow }
 
 // Overlap is how many bytes a caller that splits a file into chunks should
@@ -385,16 +387,11 @@ func (d *Detector) MaxWindow() int { return d.maxWindow }
 // 2*MaxWindow. See Owns.
 func (d *Detector) Overlap() int { return 2 * d.maxWindow }
 
-// Owns reports whether a chunk reports a match that ends at end (Match.End)
+// Owns reports whether a chunk keeps a match that ends at end (Match.End)
 // in its buffer of size bytes, whose first prefix bytes were carried from
 // the previous chunk (0 for a file's first chunk); final says whether the
-// buffer ends the file. With prefix >= Overlap() for every chunk after the
-// first, each match of the whole file is owned by exactly one chunk and
-// seen whole there: a chunk leaves the matches that end in its last
-// MaxWindow bytes to the next chunk (they may be cut short, or rely on \z
-// holding at the buffer's end), and the next chunk, which sees them whole,
-// leaves those that end in the first prefix-MaxWindow bytes of its own
-// buffer to the one before.
+// buffer ends the file. It is the ownership rule that package scan states,
+// with its proof, in chunk.go, for callers that chunk files themselves.
 func (d *Detector) Owns(end, prefix, size int, final bool) bool {
 	lo := max(0, prefix-d.maxWindow)
 	hi := size

@@ -240,15 +240,14 @@
 // # Chunks
 //
 // Scan treats data as a whole fragment: \z matches at its end and lines
-// are cut at its edges. A caller that splits a file into chunks carries
-// Overlap() bytes (twice MaxWindow, the bound on a match's length) from
-// one chunk's buffer into the next and keeps the matches that Owns
-// assigns to each chunk: a chunk leaves the matches ending in its last
-// MaxWindow bytes to the next one, which sees them whole, unless it ends
-// the file. Dropping only the matches that end in the carried prefix is
-// not enough: a match cut short by a chunk's end, or one that relied on \z
-// holding there, would be reported by both chunks. TestChunkedScanEqualsWholeScan
-// checks that chunked and whole scans agree for random chunk sizes. Lines
+// are cut at its edges. A match depends only on the bytes within
+// MaxWindow of it, so a caller can split a file into chunks and still get
+// the whole file's matches, each once: it carries Overlap() bytes from one
+// chunk's buffer into the next and keeps the matches that Owns assigns to
+// each chunk. The rule, and why it reports every match exactly once, are
+// package scan's (chunk.go), whose engine applies it; Owns is that rule
+// for other callers, and TestChunkedScanEqualsWholeScan checks chunked and
+// whole scans against each other for random chunk sizes. Lines
 // longer than the overlap lose context for inline allows and regexTarget
 // = "line"; a rule that falls back to the whole buffer because its keyword
 // is not in its regex sees the keyword gate per chunk, as gitleaks sees it
