@@ -31,6 +31,24 @@ type Detector interface {
 	Scan(scratch any, path string, data []byte, emit func(rules.Match))
 }
 
+// MayFinder is implemented by a Detector that can tell, cheaply and for
+// certain, that data at path would give no finding: no keyword of any
+// rule occurs in it, no path rule applies, nothing in it decodes. Sources
+// that do costly work before handing content to the engine (a history
+// source diffs files) ask it first. Rules implements it.
+type MayFinder interface {
+	MayFind(scratch any, path string, data []byte) bool
+}
+
+// CommitAllower is implemented by a Detector whose allowlists may name
+// commits, which only a history source can check: it asks, for each
+// finding and each commit that makes it, whether an allowlist drops it.
+// Rules implements it.
+type CommitAllower interface {
+	HasCommitAllowlists() bool
+	CommitAllows(commit, ruleID, path string, secret, match []byte) bool
+}
+
 // Rules adapts a compiled rule set to the engine:
 //
 //	det, err := rules.Compile(rules.Default())
@@ -53,4 +71,14 @@ func (r rulesDetector) ScanPath(s any, path string, emit func(rules.Match)) {
 
 func (r rulesDetector) Scan(s any, path string, data []byte, emit func(rules.Match)) {
 	r.d.Scan(s.(*rules.Scratch), path, data, emit)
+}
+
+func (r rulesDetector) MayFind(s any, path string, data []byte) bool {
+	return s.(*rules.Scratch).MayFind(path, data)
+}
+
+func (r rulesDetector) HasCommitAllowlists() bool { return r.d.HasCommitAllowlists() }
+
+func (r rulesDetector) CommitAllows(commit, ruleID, path string, secret, match []byte) bool {
+	return r.d.CommitAllows(commit, ruleID, path, secret, match)
 }

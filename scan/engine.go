@@ -326,6 +326,22 @@ func (e *engine) report(o *object, f report.Finding) {
 	if o.annotate != nil && !e.guard(func() { o.annotate(&f) }) {
 		return
 	}
+	if o.expand != nil {
+		var out []report.Finding
+		if !e.guard(func() { o.expand(f, func(g report.Finding) { out = append(out, g) }) }) {
+			return
+		}
+		for _, g := range out {
+			e.reportOne(o, g)
+		}
+		return
+	}
+	e.reportOne(o, f)
+}
+
+// reportOne passes one finding through the ignore lists and the baseline
+// to its sink.
+func (e *engine) reportOne(o *object, f report.Finding) {
 	if o.rc.ignored(f.Fingerprint) {
 		e.ignored.Add(1)
 		return

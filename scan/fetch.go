@@ -53,6 +53,12 @@ func (e *engine) fetch(w *worker, o *object) {
 	}
 	if first {
 		action, enc := e.firstChunk(ws, o, c, last, err == nil, true)
+		if action == restartIt {
+			// UTF-16 or UTF-32 text: read again from the start, decoded.
+			// A stream's head is taken from the chunk before the chunk
+			// goes back to its pool (which forgets what it held).
+			o.decodeText(enc, c.buf[:c.n])
+		}
 		if action != scanIt && c.pooled {
 			e.pool.put(c)
 		}
@@ -69,8 +75,6 @@ func (e *engine) fetch(w *worker, o *object) {
 			w.Spawn(task{kind: kindEnumerate, obj: o})
 			return
 		case restartIt:
-			// UTF-16 or UTF-32 text: read again from the start, decoded.
-			o.decodeText(enc, c.buf[:c.n])
 			w.Spawn(task{kind: kindFetch, obj: o})
 			return
 		}

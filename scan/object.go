@@ -29,8 +29,9 @@ type object struct {
 	name     string // as reported, and as path rules see it
 	path     string // a file on disk the engine opens itself; "" otherwise
 	open     func() (io.ReadCloser, error)
-	sink     func(report.Finding)  // a Source's Object.Found; nil: Options.OnFinding
-	annotate func(*report.Finding) // a Source's Object.Annotate
+	sink     func(report.Finding)                       // a Source's Object.Found; nil: Options.OnFinding
+	annotate func(*report.Finding)                      // a Source's Object.Annotate
+	expand   func(report.Finding, func(report.Finding)) // a Source's Object.Expand
 	refs     atomic.Int32
 	parent   *object  // the archive, for a member; nil otherwise
 	rc       *rootCtx // the scan root the object is under
@@ -76,6 +77,7 @@ func newMember(parent *object, name string) *object {
 	o.rc = parent.rc
 	o.sink = parent.sink
 	o.annotate = parent.annotate
+	o.expand = parent.expand
 	return o
 }
 

@@ -270,7 +270,10 @@ type Progress struct {
 	Bytes      atomic.Int64 // bytes scanned
 	Findings   atomic.Int64
 	Warnings   atomic.Int64
-	Done       atomic.Bool // set when Scan returns
+	// Commits counts the commits a history scan has diffed (0 for other
+	// scans); Bytes then counts the changed lines scanned.
+	Commits atomic.Int64
+	Done    atomic.Bool // set when Scan returns
 }
 
 // ErrNothingRead is returned by a scan that read nothing at all and lost

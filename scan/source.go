@@ -56,6 +56,13 @@ type Object struct {
 	// the baseline then match. It runs on a worker, concurrently with
 	// other objects' calls.
 	Annotate func(*report.Finding)
+	// Expand, if not nil, turns each finding of the object (after
+	// Annotate) into the findings reported, passing each to emit: a
+	// history source reports a change that several commits make once per
+	// commit this way. Every finding emitted goes through the ignore list
+	// and the baseline like any other. It runs on a worker, concurrently
+	// with other objects' calls.
+	Expand func(f report.Finding, emit func(report.Finding))
 	// Found, if not nil, receives the object's findings instead of
 	// Options.OnFinding, after the ignore list and the baseline have
 	// passed them; they are counted in Stats.Findings all the same. Calls
@@ -92,6 +99,7 @@ func (b *Batch) Add(o Object) {
 	obj.open = o.Open
 	obj.sink = o.Found
 	obj.annotate = o.Annotate
+	obj.expand = o.Expand
 	if o.Line > 1 {
 		obj.st.line, obj.st0 = o.Line, o.Line
 	}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -508,5 +509,46 @@ func TestGitignoreMatchesGit(t *testing.T) {
 	}
 	if got := relFiles(t, dir, found); !slices.Equal(got, want) {
 		t.Errorf("kept by the scan: %v\nkept by git:       %v", got, want)
+	}
+}
+
+// TestStreamsDecodeUTF16And32: text in UTF-16 or UTF-32 read from a stream
+// (standard input, a git blob) is decoded and scanned as a file's is, at
+// every chunk size, with its own line numbers.
+func TestStreamsDecodeUTF16And32(t *testing.T) {
+	enc := map[string]func(string) string{
+		"utf16le": func(s string) string {
+			b := []byte("\xff\xfe")
+			for _, r := range s {
+				b = append(b, byte(r), 0)
+			}
+			return string(b)
+		},
+		"utf32be": func(s string) string {
+			b := []byte("\x00\x00\xfe\xff")
+			for _, r := range s {
+				b = append(b, 0, 0, 0, byte(r))
+			}
+			return string(b)
+		},
+	}
+	for name, e := range enc {
+		for _, chunk := range []int{0, 64, 4096} {
+			text := e(strings.Repeat("filler line\r\n", 50) + "key=" + secret(9) + "\r\n")
+			var got []string
+			var mu sync.Mutex
+			_, err := ScanReader(context.Background(), Options{Detector: newFake(), ChunkSize: chunk,
+				OnFinding: func(f report.Finding) {
+					mu.Lock()
+					got = append(got, fmt.Sprintf("%d:%d", f.Line, f.Column))
+					mu.Unlock()
+				}}, "stdin", strings.NewReader(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, []string{"51:5"}) {
+				t.Errorf("%s, chunk %d: findings at %v, want line 51 column 5", name, chunk, got)
+			}
+		}
 	}
 }

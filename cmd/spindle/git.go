@@ -39,15 +39,24 @@ subject; its fingerprint is commit:file:rule:line, as in gitleaks. Lines a
 merge commit introduced itself (a conflict resolution) are reported too,
 tagged introduced-by-merge; gitleaks misses them.
 
+No git process runs, and git need not be installed: the repository is read
+in process (any directory inside a work tree, its .git, or a bare
+repository; git's environment such as GIT_DIR and GIT_OBJECT_DIRECTORY is
+honoured), each commit's tree is diffed against its parent's, renames are
+found as git finds them, and only the changes whose changed lines could hold
+a finding are diffed line by line, with git's own algorithm. Nothing the
+repository's configuration names (textconv, filters, hooks) is run.
+
 --staged scans what the next commit would record (the index against HEAD),
 --pre-commit alone the work tree's changes not staged, as gitleaks does.
 
 Several REPOs (the leading arguments that are directories, and --repos FILE)
 are scanned one after another, each finding named repo/path; --shard I/N
-splits every one of them by blob, so N machines share the whole list.
+splits every one of them by commit, so N machines share the whole list.
 
-A shallow clone is scanned as far as it goes, with a warning. A directory
-that is not a repository is an error.`
+A shallow clone is scanned as far as it goes, with a warning; a missing or
+damaged object is a warning naming it, its commit and path. A directory
+that is not in a repository is an error.`
 
 const gitExamples = `  spindle git -v                       # every commit of the repository here, findings printed
   spindle git --shard 2/8 --repos repos.txt -f jsonl -r part-2.jsonl   # one of 8 machines
@@ -95,11 +104,11 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 		return &usageError{cmd: c, err: err}
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		// A history scan keeps per-blob state for every path of every
-		// commit it has not attributed yet; the collector, left to double
-		// the heap, peaked at 240 MB on 20,000 commits. A soft limit
-		// makes it collect sooner instead (it gives up above the limit
-		// rather than thrash; GOMEMLIMIT overrides it).
+		// A history scan keeps a record per commit and per file change,
+		// and each worker the blobs of the change it diffs; the
+		// collector, left to double the heap, lets garbage grow with
+		// them. A soft limit makes it collect sooner instead (it gives up
+		// above the limit rather than thrash; GOMEMLIMIT overrides it).
 		debug.SetMemoryLimit(gitMemoryLimit)
 	}
 	// The leading arguments that are directories are repositories (REPO
@@ -135,7 +144,12 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 		return &usageError{cmd: c, err: errors.New("--staged and --unstaged take one REPO and no REVISION or --log-opts")}
 	}
 	var hist git.Stats
-	job := scanJob{configRoot: repo, scanned: gitScanned(o, repos, args), commits: func() int64 { return int64(hist.Commits) }}
+	configRoot := repo
+	if top, err := git.Top(repo); err == nil && len(repos) == 1 {
+		// The repository's .gitleaks.toml, wherever inside it spindle runs.
+		configRoot = top
+	}
+	job := scanJob{configRoot: configRoot, scanned: gitScanned(o, repos, args), commits: func() int64 { return int64(hist.Commits) }}
 	job.run = func(ctx context.Context, opts scan.Options) (scan.Stats, error) {
 		var err error
 		switch {
@@ -165,9 +179,9 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 	}
 	err = runReport(c, e, o.scanOptions, format, job)
 	if o.logLevel <= levelDebug && hist.Commits > 0 {
-		fmt.Fprintf(e.stderr, "history: %s, %s of distinct blobs (%d with findings); git log %v, blobs %v, attribution %v\n",
-			plural(hist.Commits, "commit", "commits"), humanBlobs(hist.Blobs, hist.BlobBytes), hist.Candidates,
-			hist.Enumerate.Round(1e6), hist.ScanBlobs.Round(1e6), hist.Attribute.Round(1e6))
+		fmt.Fprintf(e.stderr, "history: %s, %d file changes (%d distinct: %d diffed, %d with no keyword in the changed lines, %d binary), %s of added lines scanned; walk %v, tree diffs %v\n",
+			plural(hist.Commits, "commit", "commits"), hist.Changes, hist.Pairs, hist.Diffed, hist.Quiet, hist.Binary,
+			formatBytes(hist.Bytes), hist.Walk.Round(1e6), hist.TreeDiff.Round(1e6))
 	}
 	return err
 }
@@ -232,16 +246,16 @@ func addHistory(a, b git.Stats) git.Stats {
 	}
 	a.Commits += b.Commits
 	a.Changes += b.Changes
-	a.Blobs += b.Blobs
+	a.Pairs += b.Pairs
+	a.Diffed += b.Diffed
+	a.Quiet += b.Quiet
+	a.Binary += b.Binary
+	a.Unreadable += b.Unreadable
+	a.Fragments += b.Fragments
 	a.BlobBytes += b.BlobBytes
-	a.Candidates += b.Candidates
-	a.Enumerate += b.Enumerate
-	a.ScanBlobs += b.ScanBlobs
-	a.Attribute += b.Attribute
+	a.Walk += b.Walk
+	a.TreeDiff += b.TreeDiff
+	a.LineDiff += b.LineDiff
 	a.Shallow = a.Shallow || b.Shallow
 	return a
-}
-
-func humanBlobs(n, bytes int64) string {
-	return fmt.Sprintf("%d blobs, %.1f MB", n, float64(bytes)/1e6)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,4 +96,61 @@ func TestInterruptExits130WithAClosedReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	parseJSON(t, string(data)) // fails the test if the array was not closed
+}
+
+// TestHistoryHostileInputsPeakMemory: spindle git on a history made to
+// exhaust memory (a 100 MB commit subject, a 150 MB file added and then
+// changed, alternates naming /dev/zero) finishes within 256 MiB of
+// resident memory, and within a 2 GiB virtual-memory limit: the subject
+// is cut, the new file streamed, its change too large to diff a warning.
+func TestHistoryHostileInputsPeakMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("commits a 150 MB file")
+	}
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	writeTree(t, dir, map[string]string{".gitleaks.toml": testRules})
+	writeBigText(t, filepath.Join(dir, "big.log"), 150<<20)
+	gitIn(t, dir, "add", "-A")
+	// The subject is written in pieces: the test process's own memory
+	// counts in the child's peak until it execs (the child shares it).
+	msg := filepath.Join(t.TempDir(), "msg")
+	mf, err := os.Create(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	piece := strings.Repeat("a very long subject ", 1<<10)
+	for range 5 << 10 {
+		mf.WriteString(piece)
+	}
+	mf.Close()
+	gitIn(t, dir, "commit", "-q", "-F", msg)
+	f, _ := os.OpenFile(filepath.Join(dir, "big.log"), os.O_APPEND|os.O_WRONLY, 0)
+	fmt.Fprintf(f, "token %s\n", token(2))
+	f.Close()
+	gitIn(t, dir, "commit", "-qam", "grow the log")
+	os.WriteFile(filepath.Join(dir, ".git", "objects", "info", "alternates"), []byte("/dev/zero\n"), 0o644)
+
+	debug.FreeOSMemory()
+	cmd := exec.Command("bash", "-c", "ulimit -v 2097152 && exec "+binary+" git --no-banner -r out.json .")
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err = cmd.Run()
+	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want status 1 for the planted secret\n%s", err, stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := parseJSON(t, string(data)); len(got) != 1 {
+		t.Errorf("%d findings, want the secret of the first commit", len(got))
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	t.Logf("peak RSS %.1f MiB in %v\n%s", float64(rss)/1024, time.Since(start), stderr.String())
+	if rss > 256<<10 {
+		t.Errorf("peak RSS %d KiB, want at most 256 MiB", rss)
+	}
 }

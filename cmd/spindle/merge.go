@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -48,7 +49,7 @@ func newMergeCmd(e env) *cobra.Command {
   spindle merge -o all.json shard-0.jsonl shard-1.jsonl shard-2.jsonl`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runMerge(c, e, o, args)
+			return interruptible(c.Context(), func() error { return runMerge(c, e, o, args) })
 		},
 	}
 	f := c.Flags()
@@ -149,4 +150,22 @@ func runMerge(c *cobra.Command, e env, o mergeOptions, paths []string) error {
 		return exitWith(o.exitCode, nil)
 	}
 	return nil
+}
+
+// interruptible runs f, returning at once with an interruption when ctx
+// is done first (SIGINT, SIGTERM): reading reports has no other point to
+// stop at, and a report named on the command line may be a FIFO whose
+// writer never comes. f's deferred cleanup (the half-written output's
+// removal) runs when f returns; an interrupted process exits before that
+// if f is blocked, and the output it was writing is a temporary file that
+// never took the report's name.
+func interruptible(ctx context.Context, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return exitWith(exitInterrupted, errors.New("interrupted"))
+	}
 }

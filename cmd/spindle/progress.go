@@ -17,6 +17,7 @@ const progressInterval = 125 * time.Millisecond
 // progressStats is one reading of a running scan's counters.
 type progressStats struct {
 	phase    string // "scanning", "writing report"
+	commits  int64  // a history scan's commits diffed so far (0 otherwise)
 	files    int64
 	bytes    int64
 	findings int64
@@ -92,12 +93,14 @@ func (p *progressLine) draw() {
 // format renders s, cut to the terminal width minus one column: writing the
 // last column makes some terminals wrap at once.
 func (p *progressLine) format(s progressStats, elapsed time.Duration) string {
-	fields := []string{
-		s.phase,
-		plural(s.files, "file", "files"),
-		formatBytes(s.bytes),
-		plural(s.findings, "finding", "findings"),
+	fields := []string{s.phase}
+	if s.commits > 0 {
+		// A history: commits diffed, then the changed lines scanned.
+		fields = append(fields, plural(s.commits, "commit", "commits"))
+	} else {
+		fields = append(fields, plural(s.files, "file", "files"))
 	}
+	fields = append(fields, formatBytes(s.bytes), plural(s.findings, "finding", "findings"))
 	if s.warnings > 0 {
 		fields = append(fields, plural(s.warnings, "warning", "warnings"))
 	}

@@ -124,3 +124,13 @@ func TestFormatElapsed(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressLineCountsCommits: a history scan's line counts commits
+// where a tree scan's counts files.
+func TestProgressLineCountsCommits(t *testing.T) {
+	p := &progressLine{width: 200}
+	line := p.format(progressStats{phase: "scanning", commits: 2655, files: 10046, bytes: 5 << 20, findings: 5}, 3*time.Second)
+	if !strings.Contains(line, "2655 commits") || strings.Contains(line, "files") {
+		t.Errorf("line %q", line)
+	}
+}

@@ -175,7 +175,7 @@ var readmeCommands = map[string]func(t *testing.T){
 		// The hook as the README shows it, in a repository's hooks.
 		var hook string
 		for _, b := range codeBlocks(readme(t), "sh") {
-			if strings.HasPrefix(b, "#!/bin/sh\n") {
+			if strings.HasPrefix(b, "#!/bin/sh\n") && strings.Contains(b, "pre-commit") {
 				hook = b + "\n"
 			}
 		}

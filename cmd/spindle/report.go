@@ -74,6 +74,7 @@ func newScanConsole(e env, o scanOptions) (*console, *scanProgress) {
 		con.line = startProgress(e.stderr, e.stderrWidth, func() progressStats {
 			return progressStats{
 				phase:    *prog.phase.Load(),
+				commits:  prog.counters.Commits.Load(),
 				files:    prog.counters.Files.Load(),
 				bytes:    prog.counters.Bytes.Load(),
 				findings: prog.counters.Findings.Load(),
@@ -92,7 +93,8 @@ func (o *scanOptions) noColorOut() bool { return o.color == "never" }
 // scanInputs are what a scan reads before it starts.
 type scanInputs struct {
 	det      *rules.Detector
-	cfgPath  string // the config's file, which the scan leaves out
+	cfgPath  string             // the config's file, which the scan leaves out
+	config   *report.ConfigInfo // the rules that ran, for the summary and SARIF
 	ignores  scan.Fingerprints
 	tmpl     string
 	baseline scan.Known
@@ -118,6 +120,14 @@ func loadInputs(con *console, o scanOptions, job scanJob) (*scanInputs, error) {
 		return nil, err
 	}
 	in := &scanInputs{det: det, cfgPath: cfgPath, meta: ruleMeta(det.Rules())}
+	in.config = &report.ConfigInfo{Name: cfgPath, Hash: configHash(cfg, o)}
+	switch {
+	case cfgPath != "":
+	case o.config == "" && o.configTOML != "":
+		in.config.Name = "GITLEAKS_CONFIG_TOML"
+	default:
+		in.config.Name = "built-in rules"
+	}
 	if len(o.ignorePaths) > 0 {
 		if in.ignores, err = loadIgnoreFiles(o.ignorePaths); err != nil {
 			return nil, err
@@ -142,7 +152,7 @@ func loadInputs(con *console, o scanOptions, job scanJob) (*scanInputs, error) {
 		if err != nil {
 			return nil, fmt.Errorf("invalid argument for \"--shard\": %w", err)
 		}
-		in.shard = &report.Shard{Index: sh.Index, Count: sh.Count, Scanned: job.scanned, Config: configHash(cfg, o)}
+		in.shard = &report.Shard{Index: sh.Index, Count: sh.Count, Scanned: job.scanned, Config: in.config.Hash}
 	}
 	return in, nil
 }
@@ -188,6 +198,7 @@ func openOutputs(e env, o scanOptions, format report.Format, in *scanInputs, job
 		RemoteURL:   job.remoteURL,
 		Platform:    o.platform,
 		Shard:       in.shard,
+		Config:      in.config,
 	}
 	if o.printFindings {
 		p := opts
@@ -233,6 +244,7 @@ type scanResult struct {
 	timedOut    bool  // by --timeout
 	elapsed     time.Duration
 	warns       *warnPrinter
+	config      *report.ConfigInfo // the rules that ran
 }
 
 // complete reports whether the scan read everything it was to read.
@@ -251,7 +263,7 @@ func execute(c *cobra.Command, o scanOptions, in *scanInputs, out *scanOutputs, 
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	res := &scanResult{warns: newWarnPrinter(con, o.quiet, o.allWarnings || o.dropIn && o.logLevel <= levelDebug)}
+	res := &scanResult{warns: newWarnPrinter(con, o.quiet, o.allWarnings || o.dropIn && o.logLevel <= levelDebug), config: in.config}
 	depth := o.archiveDepth
 	if depth == 0 {
 		depth = scan.NoArchives
@@ -368,10 +380,16 @@ func summarize(e env, o scanOptions, job scanJob, con *console, res *scanResult)
 			Findings: int(st.Findings), Lost: st.Lost, Noise: st.Noise, Warnings: int(st.Warnings), Skipped: st.Skipped,
 		}
 		sum.WriteText(e.stderr)
+		if c := res.config; c != nil {
+			fmt.Fprintf(e.stderr, "rules: %s (%s)\n", c.Name, shortHash(c.Hash))
+		}
 		if n := st.Known; n > 0 {
 			fmt.Fprintf(e.stderr, "%s already in the baseline, not reported\n", plural(n, "finding", "findings"))
 		}
 		return
+	}
+	if c := res.config; c != nil {
+		con.log(levelInfo, fmt.Sprintf("rules: %s (%s)", c.Name, shortHash(c.Hash)))
 	}
 	if job.commits != nil {
 		con.log(levelInfo, fmt.Sprintf("%d commits scanned.", job.commits()))
@@ -397,6 +415,15 @@ func summarize(e env, o scanOptions, job scanJob, con *console, res *scanResult)
 	} else {
 		con.log(levelWarn, "no leaks found in partial scan")
 	}
+}
+
+// shortHash shortens "sha256:<64 hex>" to its first 12 digits for the
+// console; reports keep it whole.
+func shortHash(h string) string {
+	if len(h) > len("sha256:")+12 {
+		return h[:len("sha256:")+12]
+	}
+	return h
 }
 
 // sinceUnixNano is the time since t (UnixNano), or 0 if t is 0.

@@ -1,7 +1,7 @@
 // Package git scans a git repository for secrets: its whole history (Scan),
 // what the next commit would record (Staged), or the work tree's unstaged
-// changes (Unstaged). Each finding belongs to the commit that added the
-// line it is on, with that commit's path, line and column, its author,
+// changes (Unstaged). Each finding belongs to the commit whose patch adds
+// the line it is on, with that commit's path, line and column, its author,
 // email, date (RFC 3339, UTC) and subject, and gitleaks' fingerprint
 // commit:file:rule:line, so .gitleaksignore files and baselines written
 // for gitleaks apply unchanged.
@@ -13,83 +13,104 @@
 //
 // # What is reported: gitleaks' findings, and more on purpose
 //
-// `gitleaks git` runs `git log -p -U0 --full-history --all` and scans, for
-// every commit and every file, the lines the patch adds, hunk by hunk. The
-// findings here are the same, finding for finding (commit, file, line,
-// rule, secret), with the same config: a secret re-added later is reported
-// again; a line that stays when other lines of its file change is not; a
-// pure rename adds nothing. The tests compare both tools on a generated
-// history and on real repositories.
+// `gitleaks git` runs `git log -p -U0 --full-history --all
+// --diff-filter=tuxdb` and scans, for every commit and every file, the
+// lines the patch adds, hunk by hunk: each hunk's added lines are one
+// fragment, numbered from the hunk's first new line. The findings here are
+// the same, finding for finding (commit, file, line, rule, secret), with
+// the same config: a line moved, re-indented or rewritten in place is
+// added again, as git's diff shows it; a pure rename adds nothing and a
+// rename with edits adds its edits; a deleted file adds nothing; a change
+// git calls binary adds nothing unless its path names an archive, which
+// is then scanned whole (when archives are open). The tests compare the
+// two tools on histories built to hold each of these cases, on generated
+// histories and on real repositories, and check every history against
+// git's own patches even where gitleaks is not installed.
 //
 // Two differences are deliberate. A merge commit's own lines (a conflict
 // resolution, an "evil merge") are in no patch `git log -p` prints, so
-// gitleaks never sees them (its issue #1028); here they are scanned from
-// git's combined diff (--cc: lines new against every parent) and tagged
-// report.TagMerge. And the message of a finding is the commit's subject
-// line, where gitleaks puts the whole message.
+// gitleaks never sees them (its issue #1028); here the lines of a merge's
+// file that are new against every parent (git's --cc) are scanned and
+// their findings tagged report.TagMerge. And the message of a finding is
+// the commit's subject line (at most 4 KiB of it), where gitleaks puts the
+// whole message.
 //
-// # How: each blob once, attribution only where there is a finding
+// # How: the diff family, in process
 //
-// Scanning the patch stream, as gitleaks does, diffs every file of every
-// commit in one process, and scans a change as many times as it appears
-// (on every branch it was cherry-picked or rebased to). Scanning every
-// blob of the object database, as Nosey Parker and Kingfisher do, reads
-// each content once but then has to work out which commit introduced each
-// blob, which is their slowest part. This package does neither in full:
+// No git process runs. The repository is found and read by package
+// gitrepo (work trees, bare repositories, .git files, linked work trees,
+// alternates, git's environment variables, refs/replace, shallow clones)
+// and its objects by package odb (packs and loose objects, deltas through
+// a shared base cache). A scan has three steps:
 //
-//  1. Enumerate: one `git log --raw -M` process lists the commits and, per
-//     commit, the files it changed with their blob ids before and after —
-//     git's own commit walk, tree diffs and rename detection, the same as
-//     the patches would use, without diffing a line. (--diff-merges=cc
-//     lists a merge's files that differ from every parent.)
-//  2. Scan: every distinct blob those changes introduce is read and
-//     scanned once, on the engine's task graph (scan.ScanSources): frontier
-//     permits, chunks with overlap, archives, budgets and statistics, on
-//     every core. Pure renames, deletions and submodules are skipped; a
-//     Git LFS pointer is skipped and counted. A blob with a finding is a
-//     candidate.
-//  3. Attribute: only the commits that introduced a candidate are diffed,
-//     by git (`git log -p -U0 --no-walk` with their ids, --cc for merges),
-//     and the lines each added to each candidate's path are scanned as
-//     gitleaks scans them: one fragment per hunk, numbered from the hunk's
-//     first new line. Those are the findings reported. A candidate whose
-//     patch git calls binary (an archive) is scanned whole for each commit
-//     that introduced it, as gitleaks does for archives.
+//  1. Walk (walk.go, revisions.go): the commits the selection names, in
+//     git log's order (newest committer date first), with its filters:
+//     ranges and exclusions, ref families, --since and --until,
+//     --no-merges, --first-parent, --max-count, --author. Only each
+//     commit's tree, parents and date are read.
+//  2. Tree diffs (treediff.go, renames.go, changes.go): each commit's
+//     tree against its parent's, by object id, entering only the
+//     subtrees whose ids differ, in parallel on the runtime's workers.
+//     Rename detection is git's default: exact renames, then pairs whose
+//     file names are unique on both sides if 75% similar, then the
+//     similarity matrix down to 50% within git's rename limit, with git's
+//     similarity estimate and its tie-breaks. A merge's files are those
+//     that differ from every parent.
+//  3. Line diffs (units.go): the changes are grouped by what they do, so
+//     that the same old and new blob at the same path (a cherry-pick, a
+//     rebase, the same edit on two branches) is diffed and scanned once
+//     and its findings reported for each commit that makes it. Each
+//     distinct change is diffed with git's own algorithm (package
+//     linediff: Myers with git's heuristics, its trimming of the common
+//     tail, its indent heuristic for hunk placement), and each hunk's
+//     added lines go to the engine's Fetch and Scan tasks as one fragment.
 //
-// Step 3 decides "added in this commit" exactly as gitleaks does, with
-// git's own diff (its algorithm, its heuristics, the user's
-// diff.algorithm), so a candidate's findings are gitleaks' findings. Step
-// 2 only chooses the candidates: a blob whose full text has no finding is
-// taken to have none in any fragment of its lines. That holds but for a
-// contrived rule whose match needs the absence of text before it (a line
-// that matches alone but is swallowed by a longer match starting on an
-// unchanged line above it); the comparison tests have found no such case
-// with gitleaks' rules or the built-in ones.
+// Most changes cannot hold a finding. Before diffing a change, the part of
+// the new file that any hunk could add lines in (everything but the common
+// prefix and suffix of the two files, widened across lines that repeat its
+// own, since git slides changes over such lines) is asked of the detector
+// (scan.MayFinder): when no keyword of any rule occurs in it, no encoded
+// text could decode into one, and no path rule applies, the change adds
+// nothing to report and is not diffed. The same question is asked of each
+// fragment before it is scanned.
 //
-// Sharding (scan.Options.Shard) splits the blobs of step 2 by id, so each
-// candidate, and with it each finding, belongs to one shard.
+// Sharding (scan.Options.Shard) splits the commits: each commit, and so
+// each finding, belongs to one shard, and n shards merged are the whole
+// scan exactly.
 //
 // # Repositories as they are
 //
-// A work tree or a bare repository; REVISIONs as git rev-list takes them,
-// or every ref. A shallow clone is scanned as far as it goes, with a
-// warning that history is cut (its boundary commits look as if they added
-// their whole tree, as they do to gitleaks). A missing object is a warning
-// naming it, and the rest is scanned; if git log itself stops early, what
-// it listed is scanned and the warning says history is cut. git runs with
-// no transport allowed (GIT_ALLOW_PROTOCOL=none), so a partial clone never
-// fetches. Submodules are not entered (a gitlink is a commit id, not a
-// blob). git must be on PATH.
+// A shallow clone is scanned as far as it goes, with a warning that
+// history is cut: its boundary commits add their whole tree, as they do
+// to gitleaks. A missing or damaged object costs that object alone: a
+// warning names it with the commit and path that needed it, and every
+// other change is scanned (a commit whose parent is missing is scanned as
+// adding its whole tree, so nothing it holds is lost). An object the
+// scan was about to call missing is first looked for in packs that
+// appeared since the scan began (a repack or gc running beside it).
+// Submodules are not entered: a gitlink's change is the line
+// "Subproject commit <id>", as git's patch shows it.
 //
-// Memory: the listing keeps one small record per commit and per changed
-// file (paths interned); blobs are read and scanned chunk by chunk like
-// files, under the frontier; the attribution streams git's patches. On
-// the synthetic history of 20,003 commits (a 540 MiB pack, 2.5 GB of
-// distinct blob content) the scan's own peak RSS was 222 MB, and git's
-// 470 MB: git maps pack files in windows of up to 1 GiB and a walk of the
-// whole history touches every page. The git commands run with
-// core.packedGitWindowSize=16m and core.packedGitLimit=64m (git's peak:
-// 155 MB, the time unchanged), and spindle git sets a 160 MiB soft limit
-// on the Go heap unless GOMEMLIMIT is set (its peak: 177 MB, the time
-// unchanged).
+// Nothing a repository's configuration names is run: no textconv, filter,
+// fsmonitor, external diff, pager or hook (git runs textconv drivers for
+// `git log -p`; this package diffs the blobs as stored). The user's and
+// the system's git configuration are not read either: the diff is git's
+// default one (myers, indent heuristic, renames on, rename limit 1000).
+//
+// Memory: the walk keeps a small record per commit, the tree diffs one
+// record per file change, and each worker diffing holds the two blobs of
+// one change. A blob over git's big-file threshold (512 MiB) is binary to
+// git and is not read; objects are built in memory only below odb's size
+// budget, so a crafted delta that declares gigabytes is a warning, not an
+// allocation.
+//
+// # Staged and unstaged changes
+//
+// Staged compares the index with HEAD's tree by object id (what `git diff
+// --staged` shows), Unstaged the work tree's tracked files with the index
+// (what `git diff` shows), trusting the index's recorded size and time for
+// unchanged files as git does. Both then go through the same rename
+// detection, line diffs and fragments as history. A tracked symbolic link
+// is its target's path, as git records it; a tracked path that has become
+// a FIFO or a device is a warning, never opened for reading.
 package git

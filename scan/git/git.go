@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -13,18 +12,26 @@ import (
 	"github.com/spindle-go/spindle/scan"
 	"github.com/spindle-go/spindle/scan/ignore"
 	"github.com/spindle-go/spindle/scan/internal/gitrepo"
+	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
 )
 
 // Options say what part of a repository's history to scan.
 type Options struct {
 	// Revisions select commits as `git rev-list` takes them: "main",
-	// "v1.2..HEAD", "^old", "new". None means every ref, as `gitleaks git`
-	// (which runs git log --all).
+	// "v1.2..HEAD", "^old", "new", "a...b". None means every ref, as
+	// `gitleaks git` (which runs git log --all). A revision never starts
+	// with '-': options go in LogOpts.
 	Revisions []string
-	// LogOpts are `git log` options, as gitleaks' --log-opts gives them:
-	// ranges, --since/--until, --branches, --all, --no-merges, paths
-	// after "--". When set, they replace the default selection (--all,
-	// --full-history) as they do in gitleaks; Revisions are added to them.
+	// LogOpts are `git log` options, as gitleaks' --log-opts gives them.
+	// When set, they replace the default selection (--all, --full-history,
+	// --diff-filter=tuxdb) as they do in gitleaks; Revisions are added to
+	// them. Supported: revisions and ranges, --all, --branches, --tags,
+	// --remotes (each with =GLOB), --not, --since/--after, --until/--before,
+	// --no-merges, --merges, --first-parent, --max-count/-n/-N, --skip,
+	// --author, --committer, --diff-filter, --no-renames and literal paths
+	// after "--"; options that only change git's output (-p, -U0, --reverse,
+	// ...) are accepted. Anything else is refused with
+	// ErrUnsupportedOption, by name.
 	LogOpts []string
 	// Prefix is put in front of every finding's file, and so of its
 	// fingerprint: a scan of several repositories names each finding's
@@ -34,44 +41,53 @@ type Options struct {
 
 // Stats describe a finished history scan.
 type Stats struct {
-	scan.Stats // the blobs' scan, with the findings as reported
-	// Commits is how many commits the selection holds; Changes how many
-	// file changes they make (merges' combined changes included).
-	Commits, Changes int64
-	// Blobs and BlobBytes count the distinct blobs read and scanned:
-	// each once, however many commits and paths hold it.
-	Blobs, BlobBytes int64
-	// Candidates counts blobs with findings, whose commits were diffed.
-	Candidates int64
-	// Time spent listing commits and changes (git log), scanning the
-	// blobs (reading included), and attributing findings to commits
-	// (patches of the candidates' commits, and scanning their added
-	// lines).
-	Enumerate, ScanBlobs, Attribute time.Duration
+	scan.Stats // the scan of the changed lines, with the findings as reported
+	// Commits is how many commits were diffed (this shard's); Changes how
+	// many file changes they make; Pairs how many of those are distinct
+	// (the same old and new blob at the same path, made again by a
+	// cherry-pick or a rebase, is diffed and scanned once).
+	Commits, Changes, Pairs int64
+	// Diffed counts the pairs whose lines were diffed; Quiet those whose
+	// changed region holds no keyword (nor encoded text, nor a path rule):
+	// no diff needed. Binary counts pairs git calls binary, scanned only
+	// when they are archives. Lost counts pairs that could not be read.
+	Diffed, Quiet, Binary, Unreadable int64
+	// Fragments counts the runs of added lines handed to the scan, and
+	// BlobBytes the blob content read to diff them.
+	Fragments, BlobBytes int64
+	// Time spent walking the history, diffing trees (and detecting
+	// renames), and diffing lines (summed over workers; the scan's own time
+	// is in Stats.Phases).
+	Walk, TreeDiff, LineDiff time.Duration
 	// Shallow says the repository is a shallow clone: history before
 	// its boundary commits is not there to scan.
 	Shallow bool
 }
 
-// ErrNotRepository is returned for a directory that is not a git
-// repository.
+// ErrNotRepository is returned for a path that is not in a git repository.
 var ErrNotRepository = gitrepo.ErrNotRepo
 
 // ErrShallow is the warning for a shallow clone: the scan covers the
 // history the clone holds, which is cut at its boundary commits.
 var ErrShallow = errors.New("shallow clone: history before the boundary commits is not scanned (fetch with --unshallow or fetch-depth: 0)")
 
-// repository is an opened repository and the settings every git command
-// it runs shares.
+// maxObject is the largest object a scan builds in memory: blobs beyond
+// maxDiffBlob are streamed or not read at all, and a commit or tree this
+// large is damage or an attack (git's own trees of a million entries take
+// about 40 MB).
+const maxObject = 128 << 20
+
+// repository is an opened repository: where it is, and its objects.
 type repository struct {
 	*gitrepo.Repo
-	ctx context.Context
+	objs *gitrepo.Objects
 }
 
-func openRepo(ctx context.Context, path string) (*repository, error) {
-	if _, err := exec.LookPath("git"); err != nil {
-		return nil, fmt.Errorf("git: history scans need git on PATH: %w", err)
-	}
+// openRepo finds the repository that holds path (any directory inside a
+// work tree, a .git directory, a bare repository), as git does from
+// there, with git's environment (GIT_DIR, GIT_OBJECT_DIRECTORY, ...), and
+// opens its objects. Damage that leaves the rest readable goes to warn.
+func openRepo(path string, warn func(path, op string, err error)) (*repository, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("git: %w", err)
@@ -79,52 +95,45 @@ func openRepo(ctx context.Context, path string) (*repository, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("git: %s: %w", path, ErrNotRepository)
 	}
-	r, err := gitrepo.Open(path)
+	r, err := gitrepo.Find(path)
 	if err != nil {
 		return nil, fmt.Errorf("git: %w", err)
 	}
-	return &repository{Repo: r, ctx: ctx}, nil
-}
-
-// gitCommand is git run on a repository's git directory (and its work
-// tree, if workTree is not empty), with nothing from the environment that
-// would make it prompt, page, or fetch.
-func gitCommand(ctx context.Context, gitDir, workTree string, args ...string) *exec.Cmd {
-	pre := []string{"--git-dir=" + gitDir,
-		// git maps pack files into memory in windows of up to 1 GiB, 8
-		// GiB in all, and a walk through the whole history touches every
-		// page: on a 540 MiB pack its resident set grew to 470 MB. Small
-		// windows bound it at a cost the scan does not notice.
-		"-c", "core.packedGitWindowSize=16m", "-c", "core.packedGitLimit=64m",
+	objs, warnings, err := r.OpenObjects(odb.Options{MaxObject: maxObject})
+	if err != nil {
+		return nil, fmt.Errorf("git: %w", err)
 	}
-	if workTree != "" {
-		pre = append(pre, "--work-tree="+workTree)
+	for _, w := range warnings {
+		warn(r.GitDir, "objects", w)
 	}
-	cmd := exec.CommandContext(ctx, "git", append(pre, args...)...)
-	cmd.Dir = workTree
-	cmd.Env = append(os.Environ(),
-		"GIT_TERMINAL_PROMPT=0",
-		"GIT_PAGER=cat",
-		"LC_ALL=C",
-		// A partial clone fetches missing objects from its promisor
-		// remote on demand; a scan must not reach the network, so no
-		// transport is allowed.
-		"GIT_ALLOW_PROTOCOL=none",
-	)
-	cmd.Cancel = func() error { return cmd.Process.Kill() }
-	cmd.WaitDelay = 5 * time.Second
-	return cmd
+	return &repository{Repo: r, objs: objs}, nil
 }
 
-// command is gitCommand for r, in its work tree if it has one.
-func (r *repository) command(args ...string) *exec.Cmd {
-	return gitCommand(r.ctx, r.GitDir, r.Top, args...)
+func (r *repository) close() { r.objs.Close() }
+
+// top is the directory whose .gitleaksignore and .gitleaks.toml apply:
+// the work tree's top, or a bare repository itself.
+func (r *repository) top() string {
+	if r.Top != "" {
+		return r.Top
+	}
+	return r.GitDir
 }
 
-// shallow reports whether the repository is a shallow clone.
-func (r *repository) shallow() bool {
-	fi, err := os.Stat(filepath.Join(r.CommonDir, "shallow"))
-	return err == nil && fi.Size() > 0
+// shallowSet reads the shallow boundary: commits whose parents the clone
+// does not hold.
+func (r *repository) shallowSet() (map[odb.ID]bool, error) {
+	ids, err := r.Shallow()
+	if err != nil {
+		return nil, err
+	}
+	set := map[odb.ID]bool{}
+	for _, s := range ids {
+		if id, err := odb.ParseID(s); err == nil {
+			set[id] = true
+		}
+	}
+	return set, nil
 }
 
 // ignoreFile loads the .gitleaksignore at the top of the work tree (or
@@ -133,11 +142,7 @@ func (r *repository) ignoreFile(opts *scan.Options) error {
 	if opts.NoGitleaksIgnore {
 		return nil
 	}
-	top := r.Top
-	if top == "" {
-		top = r.GitDir
-	}
-	fp, err := ignore.LoadFingerprints(filepath.Join(top, ignore.GitleaksIgnoreName))
+	fp, err := ignore.LoadFingerprints(filepath.Join(r.top(), ignore.GitleaksIgnoreName))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil
@@ -204,17 +209,27 @@ func SplitLogOpts(s string) ([]string, error) {
 	return args, nil
 }
 
-// RemoteURL returns the URL of the repository's "origin" remote, or "" if
-// it has none: reports use it to link findings to the commit on its
-// hosting platform, as gitleaks does.
-func RemoteURL(ctx context.Context, path string) string {
-	r, err := gitrepo.Open(path)
+// RemoteURL returns the URL of the "origin" remote of the repository that
+// holds path, or "" if it has none: reports use it to link findings to
+// the commit on its hosting platform, as gitleaks does.
+func RemoteURL(_ context.Context, path string) string {
+	r, err := gitrepo.Find(path)
 	if err != nil {
 		return ""
 	}
-	out, err := gitCommand(ctx, r.GitDir, "", "config", "--get", "remote.origin.url").Output()
+	return r.RemoteURL()
+}
+
+// Top returns the top of the work tree that holds path (or the bare
+// repository itself): where a history scan looks for .gitleaks.toml and
+// .gitleaksignore.
+func Top(path string) (string, error) {
+	r, err := gitrepo.Find(path)
 	if err != nil {
-		return ""
+		return "", fmt.Errorf("git: %w", err)
 	}
-	return strings.TrimSpace(string(out))
+	if r.Top != "" {
+		return r.Top, nil
+	}
+	return r.GitDir, nil
 }

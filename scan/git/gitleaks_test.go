@@ -26,13 +26,9 @@ const gitleaksVersion = "v8.30.1"
 // or skips the test.
 func gitleaksTools(t *testing.T) (bin, config string) {
 	t.Helper()
-	bin, err := exec.LookPath("gitleaks")
+	bin, err := gitleaksBinary()
 	if err != nil {
-		gopath, _ := exec.Command("go", "env", "GOPATH").Output()
-		bin = filepath.Join(strings.TrimSpace(string(gopath)), "bin", "gitleaks")
-		if _, err := os.Stat(bin); err != nil {
-			t.Skip("gitleaks not installed (go install -tags gore2regex github.com/zricethezav/gitleaks/v8@" + gitleaksVersion + ")")
-		}
+		t.Skip("gitleaks not installed (go install -tags gore2regex github.com/zricethezav/gitleaks/v8@" + gitleaksVersion + ")")
 	}
 	modcache, _ := exec.Command("go", "env", "GOMODCACHE").Output()
 	config = filepath.Join(strings.TrimSpace(string(modcache)), "github.com/zricethezav/gitleaks/v8@"+gitleaksVersion, "config", "gitleaks.toml")
@@ -40,6 +36,19 @@ func gitleaksTools(t *testing.T) (bin, config string) {
 		t.Skip("gitleaks' default config not in the module cache")
 	}
 	return bin, config
+}
+
+// gitleaksBinary finds gitleaks on PATH or in GOPATH/bin.
+func gitleaksBinary() (string, error) {
+	if bin, err := exec.LookPath("gitleaks"); err == nil {
+		return bin, nil
+	}
+	gopath, _ := exec.Command("go", "env", "GOPATH").Output()
+	bin := filepath.Join(strings.TrimSpace(string(gopath)), "bin", "gitleaks")
+	if _, err := os.Stat(bin); err != nil {
+		return "", err
+	}
+	return bin, nil
 }
 
 // key identifies a history finding the way the comparison counts it.

@@ -271,13 +271,10 @@ func TestHistoryArchivesLFSAndSubmodules(t *testing.T) {
 	r.write("dist/bundle.zip", zb.String())
 	r.write("big.bin", "version https://git-lfs.github.com/spec/v1\noid sha256:"+strings.Repeat("ab", 32)+"\nsize 12\n")
 	r.commit("assets")
-	hits, st, _ := r.scan(t, Options{})
+	hits, _, _ := r.scan(t, Options{})
 	want := []hit{{"assets", "dist/bundle.zip!inner/conf.txt", 2, tok(7), false}}
 	if !slices.Equal(hits, want) {
 		t.Errorf("findings %v, want %v", hits, want)
-	}
-	if st.Skipped[SkipLFS] != 1 {
-		t.Errorf("skipped %v, want one LFS pointer", st.Skipped)
 	}
 }
 
@@ -403,5 +400,38 @@ func TestShardsCoverTheHistoryExactly(t *testing.T) {
 		if !slices.Equal(union, whole) {
 			t.Errorf("%d shards: %d findings, the whole scan %d", n, len(union), len(whole))
 		}
+	}
+}
+
+// TestCommitAllowlists: an allowlist that names a commit drops that
+// commit's findings, and only that commit's (the same change made again
+// by another commit is still reported), as in gitleaks.
+func TestCommitAllowlists(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", "x\n")
+	r.commit("base")
+	r.git("branch", "side")
+	r.write("a.txt", "x\n"+tok(1)+"\n")
+	first := r.commit("on main")
+	r.git("checkout", "-q", "side")
+	r.git("cherry-pick", first)
+	picked := r.git("rev-parse", "HEAD")
+	cfg, err := rules.Parse([]byte(testRules+"\n[[allowlists]]\ncommits = [\""+first+"\"]\n"), "t.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := rules.Compile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var mu sync.Mutex
+	_, err = Scan(context.Background(), r.dir, Options{}, scan.Options{Detector: scan.Rules(d),
+		OnFinding: func(f report.Finding) { mu.Lock(); got = append(got, f.Commit); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{picked}) {
+		t.Errorf("findings in %v, want only the cherry-pick %s", got, picked)
 	}
 }

@@ -73,6 +73,12 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("report: %w %q (valid: %s)", ErrUnknownFormat, s, strings.Join(Formats(), ", "))
 }
 
+// ConfigInfo names the rules a scan ran with.
+type ConfigInfo struct {
+	Name string `json:"config"`     // the file's path, or "built-in rules"
+	Hash string `json:"configHash"` // "sha256:..." of the rules and settings
+}
+
 // Options tune a writer. The zero value writes unredacted, uncoloured output
 // with the tool named "spindle".
 type Options struct {
@@ -116,6 +122,12 @@ type Options struct {
 	// memory threshold; "" is os.TempDir(). Run files are unlinked at
 	// creation (deleted on close on Windows), so none outlives the process.
 	TempDir string
+
+	// Config names the rules the scan ran with (a file's path, or "built-in
+	// rules") and their hash; SARIF records it in its invocation's
+	// properties. A repository's own .gitleaks.toml can allowlist
+	// everything, so a report should say which rules made it.
+	Config *ConfigInfo
 
 	// Shard marks a shard's report (a scan run with --shard i/n): json,
 	// jsonl and gitleaks write it as their first element, SARIF in the

@@ -214,7 +214,14 @@ func (s *sarifFormat) head(w *bufio.Writer) error {
 	}
 	w.WriteString(",\n")
 	w.WriteString("      \"invocations\": [\n        {\n          \"executionSuccessful\": " +
-		strconv.FormatBool(!s.incomplete) + "\n        }\n      ],\n")
+		strconv.FormatBool(!s.incomplete))
+	if c := s.opts.Config; c != nil {
+		w.WriteString(",\n          \"properties\": ")
+		if err := s.encode(w, c, "          "); err != nil {
+			return err
+		}
+	}
+	w.WriteString("\n        }\n      ],\n")
 	if p := s.shardProperties(); p != nil {
 		w.WriteString("      \"properties\": ")
 		if err := s.encode(w, p, "      "); err != nil {

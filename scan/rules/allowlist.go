@@ -16,7 +16,8 @@ import (
 //     a regex "passes" only if its leftmost match is non-empty.
 type allowlist struct {
 	and       bool
-	commits   bool // has commits: such AND allowlists never pass here
+	commits   bool            // has commits: such AND allowlists never pass in Scan
+	commitSet map[string]bool // the commits, for CommitAllows
 	paths     *pathRegex
 	regexes   matcher
 	target    string // "secret", "match" or "line"
@@ -34,6 +35,12 @@ func compileAllowlist(a Allowlist, global bool) (*allowlist, string) {
 		commits:   len(a.Commits) > 0,
 		target:    a.RegexTarget,
 		stopCheck: len(a.StopWords) > 0,
+	}
+	for _, id := range a.Commits {
+		if c.commitSet == nil {
+			c.commitSet = map[string]bool{}
+		}
+		c.commitSet[id] = true
 	}
 	var err error
 	if len(a.Paths) > 0 {

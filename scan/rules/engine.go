@@ -57,6 +57,9 @@ func chooseEngine(pref engine, std matcher) engine {
 	if pref != engineAuto {
 		return pref
 	}
+	if !re2Usable() {
+		return engineStdlib
+	}
 	if re, ok := std.(*regexp.Regexp); ok {
 		if prefix, _ := re.LiteralPrefix(); prefix != "" {
 			return engineStdlib
@@ -64,6 +67,11 @@ func chooseEngine(pref engine, std matcher) engine {
 	}
 	return engineRE2
 }
+
+// re2Usable reports, once per process, whether go-re2 can run here (see
+// re2Fits): a scan under a virtual-memory limit of a few GiB matches with
+// the standard library alone.
+var re2Usable = sync.OnceValue(re2Fits)
 
 // lazyForms are the compiled regexes of a rule that Compile does not
 // build: the window forms, the go-re2 forms and the match core. Compiling

@@ -28,7 +28,8 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"os"
+	"strconv"
+	"strings"
 )
 
 // Entry is one path of the index.
@@ -40,6 +41,11 @@ type Entry struct {
 	// SkipWorktree marks a path outside a sparse checkout; IntentToAdd a
 	// path added with `git add -N` (no content staged yet).
 	SkipWorktree, IntentToAdd bool
+	// Size and MTime (seconds, nanoseconds) are the work-tree file's as
+	// git last saw it: when the file still has them, its content is
+	// taken to be the staged blob, as git takes it.
+	Size                uint32
+	MTimeSec, MTimeNsec uint32
 }
 
 // ModeDir is the mode of a sparse index's directory entry.
@@ -49,23 +55,19 @@ const ModeDir = 040000
 var ErrFormat = errors.New("gitrepo: malformed index")
 
 // maxSize bounds the index file read (a 100k-file repository's index is
-// about 10 MB).
-const maxSize = 1 << 30
+// about 10 MB; it is read whole).
+const maxSize = 128 << 20
 
 // Read reads and parses the index file at path. hashSize is the
 // repository's object id length: 20 (SHA-1) or 32 (SHA-256).
 func Read(path string, hashSize int) ([]Entry, error) {
-	f, err := os.Open(path)
+	f, st, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxSize {
-		return nil, fmt.Errorf("%w: %s: not a regular file of at most 1 GiB", ErrFormat, path)
+	if st.Size() > maxSize {
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrFormat, path, maxSize)
 	}
 	data := make([]byte, st.Size())
 	if _, err := f.ReadAt(data, 0); err != nil {
@@ -78,20 +80,131 @@ func Read(path string, hashSize int) ([]Entry, error) {
 	return ents, nil
 }
 
+// Index is a parsed index: its entries, and the cache-tree extension's
+// record of which directories are unchanged since the tree they name.
+type Index struct {
+	Entries []Entry
+	// Trees maps a directory ("" for the top, "a/b" below it) whose index
+	// entries are exactly those of a tree to that tree's id, as the
+	// cache-tree extension records it; directories it marks invalid are
+	// absent.
+	Trees map[string][]byte
+}
+
+// ReadIndex reads and parses the index file at path with its cache-tree
+// extension.
+func ReadIndex(path string, hashSize int) (*Index, error) {
+	f, st, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st.Size() > maxSize {
+		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrFormat, path, maxSize)
+	}
+	data := make([]byte, st.Size())
+	if _, err := f.ReadAt(data, 0); err != nil {
+		return nil, fmt.Errorf("gitrepo: read %s: %w", path, err)
+	}
+	ents, ext, err := parse(data, hashSize)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	x := &Index{Entries: ents}
+	// A damaged extension costs only its shortcut: the entries are read.
+	x.Trees, _ = cacheTree(ext, hashSize)
+	return x, nil
+}
+
+// cacheTree finds the TREE extension among the extensions and decodes it.
+func cacheTree(ext []byte, hashSize int) (map[string][]byte, error) {
+	for len(ext) >= 8 {
+		sig, size := string(ext[:4]), binary.BigEndian.Uint32(ext[4:8])
+		if uint64(size) > uint64(len(ext)-8) {
+			return nil, fmt.Errorf("%w: extension %q truncated", ErrFormat, sig)
+		}
+		body := ext[8 : 8+size]
+		ext = ext[8+size:]
+		if sig != "TREE" {
+			continue
+		}
+		trees := map[string][]byte{}
+		rest, err := treeNode(body, "", hashSize, trees, 0)
+		if err != nil {
+			return nil, err
+		}
+		if len(rest) != 0 {
+			return nil, fmt.Errorf("%w: cache-tree has trailing bytes", ErrFormat)
+		}
+		return trees, nil
+	}
+	return nil, nil
+}
+
+// treeNode decodes one cache-tree node and its subtrees (pre-order):
+// "name NUL count SP subtrees LF [id]".
+func treeNode(b []byte, dir string, hashSize int, out map[string][]byte, depth int) ([]byte, error) {
+	if depth > 4096 {
+		return nil, fmt.Errorf("%w: cache-tree too deep", ErrFormat)
+	}
+	nul := bytes.IndexByte(b, 0)
+	if nul < 0 {
+		return nil, fmt.Errorf("%w: cache-tree name", ErrFormat)
+	}
+	name := string(b[:nul])
+	b = b[nul+1:]
+	lf := bytes.IndexByte(b, '\n')
+	if lf < 0 {
+		return nil, fmt.Errorf("%w: cache-tree counts", ErrFormat)
+	}
+	countStr, subStr, ok := strings.Cut(string(b[:lf]), " ")
+	count, err1 := strconv.Atoi(countStr)
+	subs, err2 := strconv.Atoi(subStr)
+	if !ok || err1 != nil || err2 != nil || subs < 0 || subs > len(b) {
+		return nil, fmt.Errorf("%w: cache-tree counts %q", ErrFormat, b[:lf])
+	}
+	b = b[lf+1:]
+	path := name
+	if dir != "" {
+		path = dir + "/" + name
+	}
+	if count >= 0 {
+		if len(b) < hashSize {
+			return nil, fmt.Errorf("%w: cache-tree id truncated", ErrFormat)
+		}
+		out[path] = bytes.Clone(b[:hashSize])
+		b = b[hashSize:]
+	}
+	for range subs {
+		var err error
+		if b, err = treeNode(b, path, hashSize, out, depth+1); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
 // Parse parses an index. hashSize is 20 or 32.
 func Parse(data []byte, hashSize int) ([]Entry, error) {
+	ents, _, err := parse(data, hashSize)
+	return ents, err
+}
+
+// parse parses an index's entries and returns them with the bytes of its
+// extensions.
+func parse(data []byte, hashSize int) ([]Entry, []byte, error) {
 	if hashSize != sha1.Size && hashSize != sha256.Size {
-		return nil, fmt.Errorf("gitrepo: hash size %d: want 20 or 32", hashSize)
+		return nil, nil, fmt.Errorf("gitrepo: hash size %d: want 20 or 32", hashSize)
 	}
 	if len(data) < 12+hashSize || string(data[:4]) != "DIRC" {
-		return nil, fmt.Errorf("%w: no DIRC header", ErrFormat)
+		return nil, nil, fmt.Errorf("%w: no DIRC header", ErrFormat)
 	}
 	version := binary.BigEndian.Uint32(data[4:])
 	if version < 2 || version > 4 {
-		return nil, fmt.Errorf("%w: version %d", ErrFormat, version)
+		return nil, nil, fmt.Errorf("%w: version %d", ErrFormat, version)
 	}
 	if err := checkTrailer(data, hashSize); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	body := data[:len(data)-hashSize]
 	count := binary.BigEndian.Uint32(data[8:])
@@ -99,7 +212,7 @@ func Parse(data []byte, hashSize int) ([]Entry, error) {
 	// data cannot hold is a lie, and must not size an allocation.
 	fixed := 40 + hashSize + 2
 	if uint64(count) > uint64(len(body))/uint64(fixed) {
-		return nil, fmt.Errorf("%w: %d entries claimed in %d bytes", ErrFormat, count, len(body))
+		return nil, nil, fmt.Errorf("%w: %d entries claimed in %d bytes", ErrFormat, count, len(body))
 	}
 	ents := make([]Entry, 0, count)
 	off := 12
@@ -107,19 +220,21 @@ func Parse(data []byte, hashSize int) ([]Entry, error) {
 	for i := uint32(0); i < count; i++ {
 		start := off
 		if len(body)-off < fixed {
-			return nil, fmt.Errorf("%w: entry %d truncated", ErrFormat, i)
+			return nil, nil, fmt.Errorf("%w: entry %d truncated", ErrFormat, i)
 		}
 		mode := binary.BigEndian.Uint32(body[off+24:])
-		id := bytes.Clone(body[off+40 : off+40+hashSize])
+		id := body[off+40 : off+40+hashSize : off+40+hashSize] // aliases data, which is not written again
 		flags := binary.BigEndian.Uint16(body[off+40+hashSize:])
+		e := Entry{Mode: mode, ID: id, Stage: int(flags>>12) & 3,
+			MTimeSec: binary.BigEndian.Uint32(body[off+8:]), MTimeNsec: binary.BigEndian.Uint32(body[off+12:]),
+			Size: binary.BigEndian.Uint32(body[off+36:])}
 		off += fixed
-		e := Entry{Mode: mode, ID: id, Stage: int(flags>>12) & 3}
 		if flags&0x4000 != 0 { // extended
 			if version < 3 {
-				return nil, fmt.Errorf("%w: entry %d: extended flags in version %d", ErrFormat, i, version)
+				return nil, nil, fmt.Errorf("%w: entry %d: extended flags in version %d", ErrFormat, i, version)
 			}
 			if len(body)-off < 2 {
-				return nil, fmt.Errorf("%w: entry %d truncated", ErrFormat, i)
+				return nil, nil, fmt.Errorf("%w: entry %d truncated", ErrFormat, i)
 			}
 			ext := binary.BigEndian.Uint16(body[off:])
 			e.SkipWorktree = ext&0x4000 != 0
@@ -130,12 +245,12 @@ func Parse(data []byte, hashSize int) ([]Entry, error) {
 		if version == 4 {
 			drop, n := varint(body[off:])
 			if n <= 0 || drop > uint64(len(prev)) {
-				return nil, fmt.Errorf("%w: entry %d: bad path prefix", ErrFormat, i)
+				return nil, nil, fmt.Errorf("%w: entry %d: bad path prefix", ErrFormat, i)
 			}
 			off += n
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, fmt.Errorf("%w: entry %d: unterminated path", ErrFormat, i)
+				return nil, nil, fmt.Errorf("%w: entry %d: unterminated path", ErrFormat, i)
 			}
 			keep := prev[:len(prev)-int(drop)]
 			path = make([]byte, 0, len(keep)+end)
@@ -144,23 +259,23 @@ func Parse(data []byte, hashSize int) ([]Entry, error) {
 		} else {
 			end := bytes.IndexByte(body[off:], 0)
 			if end < 0 {
-				return nil, fmt.Errorf("%w: entry %d: unterminated path", ErrFormat, i)
+				return nil, nil, fmt.Errorf("%w: entry %d: unterminated path", ErrFormat, i)
 			}
 			path = body[off : off+end]
 			// The entry is padded with 1 to 8 NULs to a multiple of 8.
 			off = start + (off-start+end+8)&^7
 			if off > len(body) {
-				return nil, fmt.Errorf("%w: entry %d truncated", ErrFormat, i)
+				return nil, nil, fmt.Errorf("%w: entry %d truncated", ErrFormat, i)
 			}
 		}
 		if len(path) == 0 {
-			return nil, fmt.Errorf("%w: entry %d: empty path", ErrFormat, i)
+			return nil, nil, fmt.Errorf("%w: entry %d: empty path", ErrFormat, i)
 		}
 		e.Path = string(path)
 		prev = path
 		ents = append(ents, e)
 	}
-	return ents, nil
+	return ents, body[off:], nil
 }
 
 // checkTrailer verifies the trailing hash, unless it is all zeros (git

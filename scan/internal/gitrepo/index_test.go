@@ -232,3 +232,40 @@ func seedIndex(version int) []byte {
 	b.Write(sum[:])
 	return b.Bytes()
 }
+
+// TestIndexCacheTree: after a commit the cache-tree extension names the
+// tree of every directory, which is what git's own trees say; staging a
+// file invalidates the directories above it and no others.
+func TestIndexCacheTree(t *testing.T) {
+	top := gitRepo(t)
+	run(t, top, "commit", "-qm", "init")
+	run(t, top, "write-tree") // fills the cache-tree
+	x, err := ReadIndex(filepath.Join(top, ".git", "index"), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"", "dir", "dir/sub"} {
+		spec := "HEAD^{tree}"
+		if dir != "" {
+			spec = "HEAD:" + dir
+		}
+		want := strings.TrimSpace(run(t, top, "rev-parse", spec))
+		if got := hex.EncodeToString(x.Trees[dir]); got != want {
+			t.Errorf("cache-tree %q = %s, want %s", dir, got, want)
+		}
+	}
+	os.WriteFile(filepath.Join(top, "dir", "sub", "c.md"), []byte("changed"), 0o644)
+	run(t, top, "add", "dir/sub/c.md")
+	x, err = ReadIndex(filepath.Join(top, ".git", "index"), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"", "dir", "dir/sub"} {
+		if _, ok := x.Trees[dir]; ok {
+			t.Errorf("cache-tree %q still valid after staging below it", dir)
+		}
+	}
+	if _, ok := x.Trees["unicode"]; !ok {
+		t.Errorf("cache-tree of an untouched directory lost: %v", x.Trees)
+	}
+}

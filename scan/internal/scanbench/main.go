@@ -63,9 +63,9 @@ func main() {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(2)
 			}
-			fmt.Fprintf(os.Stderr, "findings %d commits %d changes %d blobs %d (%.1f MB) candidates %d; git log %v, blobs %v (%.0f MB/s), attribution %v\n",
-				n, st.Commits, st.Changes, st.Blobs, float64(st.BlobBytes)/1e6, st.Candidates,
-				st.Enumerate, st.ScanBlobs, float64(st.BlobBytes)/st.ScanBlobs.Seconds()/1e6, st.Attribute)
+			fmt.Fprintf(os.Stderr, "findings %d commits %d changes %d pairs %d (diffed %d, quiet %d, binary %d) fragments %d (%.1f MB scanned), blobs %.1f MB; walk %v, tree diffs %v, line diffs %v (summed), total %v\n",
+				n, st.Commits, st.Changes, st.Pairs, st.Diffed, st.Quiet, st.Binary, st.Fragments, float64(st.Bytes)/1e6,
+				float64(st.BlobBytes)/1e6, st.Walk, st.TreeDiff, st.LineDiff, st.Duration)
 		}
 		return
 	}

@@ -31,12 +31,22 @@ type Params struct {
 	SecretEvery           int // one commit in SecretEvery plants a secret
 	MergeEvery            int // one commit in MergeEvery merges a side branch (0: none)
 	RenameEvery, DelEvery int // one commit in N renames / deletes a file (0: never)
+	// KeywordEvery makes one line in N hold a rule's keyword (half of
+	// them a secret too): the history of a repository full of
+	// credentials and configuration. 0: only planted secrets.
+	KeywordEvery int
 }
 
 // Small is a history for tests: a few hundred commits.
 var Small = Params{Seed: 1, Commits: 300, Files: 40, LineBytes: 40, FileLines: 60,
 	BigFiles: 1, BigLines: 2000, BigEvery: 30, EditsPerCommit: 3, SecretEvery: 7,
 	MergeEvery: 25, RenameEvery: 20, DelEvery: 15}
+
+// Dense is a secret-dense history: a third of its lines hold keywords or
+// secrets, so that almost every change must be diffed and scanned.
+var Dense = Params{Seed: 3, Commits: 3000, Files: 300, LineBytes: 40, FileLines: 60,
+	BigFiles: 1, BigLines: 3000, BigEvery: 20, EditsPerCommit: 3, SecretEvery: 5,
+	MergeEvery: 40, RenameEvery: 30, DelEvery: 25, KeywordEvery: 3}
 
 // Large is the benchmark's history: tens of thousands of commits.
 var Large = Params{Seed: 2, Commits: 20000, Files: 2000, LineBytes: 48, FileLines: 150,
@@ -247,6 +257,13 @@ func (g *gen) path(i int) string {
 }
 
 func (g *gen) line() string {
+	if g.p.KeywordEvery > 0 && g.rnd.IntN(g.p.KeywordEvery) == 0 {
+		if g.rnd.IntN(2) == 0 {
+			return g.secretLine()
+		}
+		keys := []string{"password", "api_key", "secret", "token", "auth", "credentials", "access_key"}
+		return keys[g.rnd.IntN(len(keys))] + " = " + words[g.rnd.IntN(len(words))]
+	}
 	var b strings.Builder
 	for b.Len() < g.p.LineBytes/2+g.rnd.IntN(g.p.LineBytes+1) {
 		b.WriteString(words[g.rnd.IntN(len(words))])

@@ -1,0 +1,215 @@
+package git
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spindle-go/spindle/scan/git/internal/linediff"
+	"github.com/spindle-go/spindle/scan/internal/gitrepo"
+	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
+)
+
+// This file is the first half of a history scan: for every selected
+// commit, what it changed, file by file, as `git log -p` pairs the files
+// (tree diff, then rename detection), filtered as gitleaks' git log
+// filters them; and for a merge, the files it changed against every
+// parent. Commits are diffed in parallel, each by one worker.
+
+// change is one file a commit changed in a way that can add lines: an
+// addition, a modification, a rename with edits, or a merge's combined
+// change.
+type change struct {
+	path    string
+	oldID   odb.ID // zero for an addition
+	newID   odb.ID
+	oldMode odb.Mode
+	newMode odb.Mode
+	// parents holds a merge's file in each parent (zero ids where a
+	// parent has none); nil for a change against one parent.
+	parents []odb.ID
+	pmodes  []odb.Mode
+}
+
+// commitDiffer is one worker's state for diffing commits.
+type commitDiffer struct {
+	objs    *gitrepo.Objects
+	sel     *selection
+	td      treeDiffer
+	blobs   blobCache
+	tooLong int // paths left out for their length by the commit being diffed
+}
+
+// diffCommit lists the changes of commit c that can add lines, and the
+// time spent.
+func (cd *commitDiffer) diffCommit(c *commit) ([]change, error) {
+	cd.tooLong = 0
+	switch len(c.parentTrees) {
+	case 0:
+		return cd.against(odb.ID{}, c.tree)
+	case 1:
+		return cd.against(c.parentTrees[0], c.tree)
+	}
+	return cd.merge(c)
+}
+
+// against diffs tree a against tree b (one parent, or none).
+func (cd *commitDiffer) against(a, b odb.ID) ([]change, error) {
+	if err := cd.td.diff(a, b); err != nil {
+		return nil, err
+	}
+	cd.tooLong += cd.td.tooLong
+	fcs := cd.td.changes
+	if cd.sel.renames {
+		cd.blobs.reset()
+		fcs = detectRenames(fcs, &cd.blobs)
+	}
+	var out []change
+	for _, fc := range fcs {
+		if !cd.sel.filter.shows(fc.status) {
+			continue
+		}
+		switch fc.status {
+		case 'D':
+			continue // nothing added (gitleaks skips deleted files)
+		case 'T':
+			// git prints a type change as a deletion and a creation; the
+			// creation's lines are all added.
+			fc.oldID, fc.oldMode = odb.ID{}, 0
+		case 'R':
+			if fc.oldID == fc.newID {
+				continue // a pure rename adds nothing
+			}
+		}
+		out = append(out, change{path: fc.path, oldID: fc.oldID, newID: fc.newID, oldMode: fc.oldMode, newMode: fc.newMode})
+	}
+	return out, nil
+}
+
+// merge lists the files of a merge commit that differ from every parent:
+// a combined diff's files (git's --cc). Renames are not followed here: a
+// file renamed on one side is in the merge as it was there.
+func (cd *commitDiffer) merge(c *commit) ([]change, error) {
+	n := len(c.parentTrees)
+	type side struct {
+		ids   []odb.ID
+		modes []odb.Mode
+		seen  int
+	}
+	paths := map[string]*side{}
+	var order []string
+	var newIDs = map[string]odb.ID{}
+	var newModes = map[string]odb.Mode{}
+	for i, pt := range c.parentTrees {
+		if err := cd.td.diff(pt, c.tree); err != nil {
+			return nil, err
+		}
+		cd.tooLong += cd.td.tooLong
+		for _, fc := range cd.td.changes {
+			if fc.status == 'D' {
+				continue
+			}
+			s := paths[fc.path]
+			if s == nil {
+				if i > 0 {
+					continue // unchanged against an earlier parent
+				}
+				s = &side{ids: make([]odb.ID, n), modes: make([]odb.Mode, n)}
+				paths[fc.path] = s
+				order = append(order, fc.path)
+			}
+			if s.seen != i {
+				continue
+			}
+			s.seen++
+			if fc.status != 'T' {
+				s.ids[i], s.modes[i] = fc.oldID, fc.oldMode
+			}
+			newIDs[fc.path], newModes[fc.path] = fc.newID, fc.newMode
+		}
+	}
+	var out []change
+	for _, p := range order {
+		s := paths[p]
+		if s.seen != n {
+			continue // the merge kept one parent's version
+		}
+		out = append(out, change{path: p, newID: newIDs[p], newMode: newModes[p], parents: s.ids, pmodes: s.modes})
+	}
+	return out, nil
+}
+
+// blobCache serves rename detection the sizes and signatures of the blobs
+// of one commit's diff.
+type blobCache struct {
+	objs *gitrepo.Objects
+	// worktree maps work-tree files an unstaged scan diffs to their paths
+	// (their content is not in the object database).
+	worktree map[odb.ID]string
+	sizes    map[odb.ID]int64
+	sigs     map[odb.ID]*linediff.Signature
+	buf      []byte
+}
+
+func (b *blobCache) reset() {
+	clear(b.sizes)
+	clear(b.sigs)
+}
+
+func (b *blobCache) size(id odb.ID) (int64, bool) {
+	if s, ok := b.sizes[id]; ok {
+		return s, s >= 0
+	}
+	if b.sizes == nil {
+		b.sizes = map[odb.ID]int64{}
+	}
+	var s int64 = -1
+	if p, ok := b.worktree[id]; ok {
+		if fi, err := os.Lstat(p); err == nil {
+			s = fi.Size()
+		}
+	} else if _, n, err := b.objs.Header(id); err == nil {
+		s = n
+	}
+	b.sizes[id] = s
+	return s, s >= 0
+}
+
+// maxRenameBlob bounds the blobs rename detection reads; git itself reads
+// any size, but a larger blob would hold the worker's memory for nothing:
+// such a file is not paired by similarity (it is an addition).
+const maxRenameBlob = 64 << 20
+
+func (b *blobCache) signature(id odb.ID) (*linediff.Signature, bool) {
+	if s, ok := b.sigs[id]; ok {
+		return s, s != nil
+	}
+	if b.sigs == nil {
+		b.sigs = map[odb.ID]*linediff.Signature{}
+	}
+	var sig *linediff.Signature
+	if size, ok := b.size(id); ok && size <= maxRenameBlob {
+		if p, ok := b.worktree[id]; ok {
+			if fi, err := os.Lstat(p); err == nil {
+				if data, err := readWorktree(p, fi); err == nil {
+					sig = linediff.NewSignature(data)
+				}
+			}
+		} else if _, data, err := b.objs.Read(id, b.buf[:0]); err == nil {
+			b.buf = data
+			sig = linediff.NewSignature(data)
+		}
+	}
+	b.sigs[id] = sig
+	return sig, sig != nil
+}
+
+// commitResult is what diffing one commit gave.
+type commitResult struct {
+	changes []change
+	err     error
+	tooLong int // paths left out for their length
+}
+
+func diffError(c *commit, err error) error {
+	return fmt.Errorf("commit %s: %w", c.id, err)
+}

@@ -1,0 +1,226 @@
+x
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+   		y
+			z
+
+        z
+x
+	x

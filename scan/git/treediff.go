@@ -1,0 +1,249 @@
+package git
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/spindle-go/spindle/scan/internal/gitrepo"
+	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
+)
+
+// fileChange is what a commit did to one path, as git's diff pairs it.
+type fileChange struct {
+	status  byte // 'A' added, 'M' modified, 'R' renamed, 'T' type changed, 'D' deleted
+	oldPath string
+	path    string
+	oldID   odb.ID // zero for an addition
+	newID   odb.ID // zero for a deletion
+	oldMode odb.Mode
+	newMode odb.Mode
+	score   int // a rename's similarity (60000 for an exact one)
+}
+
+// treeDiffer compares trees by object id, as git's tree diff does: it
+// reads only the subtrees whose ids differ, and lists the changed paths
+// depth first in tree order (the order git's diff queue has, on which
+// rename detection's ties depend).
+type treeDiffer struct {
+	objs    *gitrepo.Objects
+	sel     *selection
+	changes []fileChange
+	// tooLong counts the entries left out for a path over maxPath.
+	tooLong int
+	// entries holds the parsed entries of the two trees compared at each
+	// depth, reused from diff to diff.
+	entries [][]odb.TreeEntry
+	// recent holds the trees read lately: a commit's trees are read again
+	// as its child's parent trees, and consecutive commits go to the same
+	// worker.
+	recent treeCache
+}
+
+// treeCache keeps the content of the trees read last, up to a byte
+// budget, dropping them all when it is full (consecutive commits share
+// most of what they read; older trees are rarely asked for again).
+type treeCache struct {
+	trees map[odb.ID][]byte
+	bytes int
+}
+
+const treeCacheBytes = 4 << 20
+
+func (c *treeCache) get(id odb.ID) ([]byte, bool) {
+	b, ok := c.trees[id]
+	return b, ok
+}
+
+func (c *treeCache) put(id odb.ID, data []byte) {
+	if len(data) > treeCacheBytes/8 {
+		return
+	}
+	if c.trees == nil || c.bytes+len(data) > treeCacheBytes {
+		c.trees, c.bytes = map[odb.ID][]byte{}, 0
+	}
+	c.trees[id] = data
+	c.bytes += len(data)
+}
+
+// maxPath bounds the length of a path the scan keeps: git itself writes
+// no longer ones (the file systems it checks out to refuse them), and a
+// crafted tree's path of megabytes would be copied into every record of
+// its changes. A longer path is skipped and reported.
+const maxPath = 4096
+
+// maxTreeDepth bounds how deep trees nest (a hostile repository can make
+// a chain of a million trees); git's own limit is 4096 by default.
+const maxTreeDepth = 4096
+
+// diff lists the changes from tree a to tree b (a zero id is the empty
+// tree) into d.changes, replacing what it held.
+func (d *treeDiffer) diff(a, b odb.ID) error {
+	d.changes, d.tooLong = d.changes[:0], 0
+	return d.diffAt(a, b, nil, 0)
+}
+
+// diffAt compares two trees (either may be absent: the zero id) under
+// the path prefix base ("" or "dir/sub/").
+func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
+	if depth > maxTreeDepth {
+		return fmt.Errorf("trees nested deeper than %d at %q", maxTreeDepth, base)
+	}
+	for len(d.entries) <= 2*depth+1 {
+		d.entries = append(d.entries, nil)
+	}
+	ea, err := d.readInto(a, d.entries[2*depth][:0])
+	if err != nil {
+		return err
+	}
+	d.entries[2*depth] = ea
+	eb, err := d.readInto(b, d.entries[2*depth+1][:0])
+	if err != nil {
+		return err
+	}
+	d.entries[2*depth+1] = eb
+	i, j := 0, 0
+	for i < len(ea) || j < len(eb) {
+		var c int
+		switch {
+		case i == len(ea):
+			c = 1
+		case j == len(eb):
+			c = -1
+		default:
+			c = baseNameCompare(ea[i].Name, ea[i].Mode, eb[j].Name, eb[j].Mode)
+		}
+		switch {
+		case c < 0:
+			if err := d.one(ea[i], base, depth, false); err != nil {
+				return err
+			}
+			i++
+		case c > 0:
+			if err := d.one(eb[j], base, depth, true); err != nil {
+				return err
+			}
+			j++
+		default:
+			x, y := ea[i], eb[j]
+			i++
+			j++
+			if x.ID == y.ID && x.Mode == y.Mode {
+				continue
+			}
+			if len(base)+len(x.Name) > maxPath {
+				d.tooLong++
+				continue
+			}
+			path := joinPath(base, x.Name)
+			if x.Mode.IsTree() {
+				if !d.sel.dirShown(string(path)) {
+					continue
+				}
+				if err := d.diffAt(x.ID, y.ID, append(path, '/'), depth+1); err != nil {
+					return err
+				}
+				continue
+			}
+			p := string(path)
+			if !d.sel.pathShown(p) {
+				continue
+			}
+			st := byte('M')
+			if x.Mode&0o170000 != y.Mode&0o170000 {
+				st = 'T'
+			} else if x.ID == y.ID {
+				continue // a mode change alone: no lines
+			}
+			d.changes = append(d.changes, fileChange{status: st, oldPath: p, path: p,
+				oldID: x.ID, newID: y.ID, oldMode: x.Mode, newMode: y.Mode})
+		}
+	}
+	return nil
+}
+
+// one records an entry present on one side only: an added or deleted
+// file, or every file of an added or deleted subtree.
+func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) error {
+	if len(base)+len(e.Name) > maxPath {
+		d.tooLong++
+		return nil
+	}
+	path := joinPath(base, e.Name)
+	if e.Mode.IsTree() {
+		if !d.sel.dirShown(string(path)) {
+			return nil
+		}
+		var a, b odb.ID
+		if added {
+			b = e.ID
+		} else {
+			a = e.ID
+		}
+		return d.diffAt(a, b, append(path, '/'), depth+1)
+	}
+	p := string(path)
+	if !d.sel.pathShown(p) {
+		return nil
+	}
+	if added {
+		d.changes = append(d.changes, fileChange{status: 'A', path: p, newID: e.ID, newMode: e.Mode})
+	} else {
+		d.changes = append(d.changes, fileChange{status: 'D', oldPath: p, path: p, oldID: e.ID, oldMode: e.Mode})
+	}
+	return nil
+}
+
+// read returns the entries of tree id (none for the zero id). The entries'
+// names alias the tree's content, which is never written again.
+func (d *treeDiffer) read(id odb.ID) ([]odb.TreeEntry, error) { return d.readInto(id, nil) }
+
+// readInto is read appending to es.
+func (d *treeDiffer) readInto(id odb.ID, es []odb.TreeEntry) ([]odb.TreeEntry, error) {
+	if id.IsZero() {
+		return es, nil
+	}
+	if data, ok := d.recent.get(id); ok {
+		return odb.AppendTree(es, data)
+	}
+	typ, data, err := d.objs.Read(id, nil)
+	if err != nil {
+		return nil, err
+	}
+	if typ != odb.TypeTree {
+		return nil, fmt.Errorf("object %s is a %v, not a tree", id, typ)
+	}
+	d.recent.put(id, data)
+	return odb.AppendTree(es, data)
+}
+
+func joinPath(base, name []byte) []byte {
+	p := make([]byte, 0, len(base)+len(name)+1)
+	return append(append(p, base...), name...)
+}
+
+// baseNameCompare orders tree entries as git does: by name bytes, a
+// subtree's name compared as if it ended in '/'.
+func baseNameCompare(a []byte, am odb.Mode, b []byte, bm odb.Mode) int {
+	n := min(len(a), len(b))
+	if c := bytes.Compare(a[:n], b[:n]); c != 0 {
+		return c
+	}
+	var ca, cb byte
+	if n < len(a) {
+		ca = a[n]
+	} else if am.IsTree() {
+		ca = '/'
+	}
+	if n < len(b) {
+		cb = b[n]
+	} else if bm.IsTree() {
+		cb = '/'
+	}
+	switch {
+	case ca < cb:
+		return -1
+	case ca > cb:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,511 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/archive"
+	"github.com/spindle-go/spindle/scan/git/internal/linediff"
+	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
+)
+
+// This file is the second half of a history scan: each distinct change is
+// diffed line by line as git diffs it, and the lines it adds, hunk by hunk,
+// go to the engine as fragments, numbered from the hunk's first new line,
+// exactly what gitleaks scans. A change whose changed region holds nothing
+// any rule could report is not diffed at all.
+
+// unitBatch is how many units one sub-source diffs, in one Enumerate
+// call: a few milliseconds of work; several sub-sources run at once.
+const unitBatch = 16
+
+// bigFile is git's core.bigFileThreshold: a blob larger than this is
+// binary to git's diff, whatever its content.
+const bigFile = 512 << 20
+
+// scanUnits diffs the units and scans their fragments on the engine.
+func (h *history) scanUnits(ctx context.Context) (scan.Stats, error) {
+	opts := h.sopts
+	opts.NoGitleaksIgnore = true // the repository's was loaded into Ignore
+	opts.Shard = scan.Shard{}    // the commits are this shard's already
+	mf, _ := opts.Detector.(scan.MayFinder)
+	pool := &sync.Pool{New: func() any { return &unitScratch{scratch: opts.Detector.NewScratch()} }}
+	var srcs []scan.Source
+	for lo := 0; lo < len(h.units); lo += unitBatch {
+		srcs = append(srcs, &unitSource{h: h, units: h.units[lo:min(lo+unitBatch, len(h.units))], mf: mf, pool: pool})
+	}
+	if len(srcs) == 0 {
+		return scan.Stats{Skipped: map[string]int64{}}, nil
+	}
+	return scan.ScanSources(ctx, opts, &rootSource{subs: srcs})
+}
+
+// rootSource hands the batches of units out as sub-sources, which the
+// engine enumerates on several workers at once.
+type rootSource struct {
+	subs []scan.Source
+	next int
+}
+
+func (r *rootSource) Enumerate(_ context.Context, b *scan.Batch) (bool, error) {
+	end := min(r.next+64, len(r.subs))
+	for _, s := range r.subs[r.next:end] {
+		b.AddSource(s)
+	}
+	r.next = end
+	return r.next < len(r.subs), nil
+}
+
+// unitScratch is the working memory of one batch being diffed, from a
+// pool shared by all batches.
+type unitScratch struct {
+	differ  linediff.Differ
+	hunks   []linediff.Hunk
+	scratch any // the detector's, for MayFind
+	old     []byte
+	new     []byte
+	// prevID and prev hold the last new blob read: along a path, the
+	// next change's old blob.
+	prevID odb.ID
+	prev   []byte
+	lines  []int
+	marks  []uint8
+	// bigHeld says the worker holds history.bigMu for the change it is
+	// diffing.
+	bigHeld bool
+}
+
+// unitSource diffs a batch of units in one call, with working memory
+// from the pool for the length of the call: at most one scratch per
+// worker is in use, and its buffers serve batch after batch.
+type unitSource struct {
+	h     *history
+	units []*unit
+	mf    scan.MayFinder
+	pool  *sync.Pool
+}
+
+func (s *unitSource) Enumerate(ctx context.Context, b *scan.Batch) (bool, error) {
+	sc := s.pool.Get().(*unitScratch)
+	defer func() {
+		sc.prevID, sc.prev = odb.ID{}, sc.prev[:0]
+		s.pool.Put(sc)
+	}()
+	for _, u := range s.units {
+		if ctx.Err() != nil {
+			break
+		}
+		s.h.process(u, sc, s.mf, b)
+	}
+	return false, nil
+}
+
+// process diffs one unit and adds its fragments to b.
+func (h *history) process(u *unit, sc *unitScratch, mf scan.MayFinder, b *scan.Batch) {
+	defer func() {
+		if sc.bigHeld {
+			sc.dropBig()
+			sc.bigHeld = false
+			h.bigMu.Unlock()
+		}
+	}()
+	start := time.Now()
+	defer func() { h.lineDiff.Add(int64(time.Since(start))) }()
+	var err error
+	if sc.new, err = h.content(u.newID, u.newMode, sc.new, sc); err != nil {
+		h.lose(u, b, err)
+		return
+	}
+	if u.parents != nil {
+		h.processMerge(u, sc, mf, b)
+		return
+	}
+	newData, oldData := sc.new, []byte(nil)
+	if !u.oldID.IsZero() {
+		if u.oldID == sc.prevID && !u.oldMode.IsGitlink() {
+			sc.old, sc.prev = sc.prev, sc.old
+		} else if sc.old, err = h.content(u.oldID, u.oldMode, sc.old, sc); err != nil {
+			h.lose(u, b, err)
+			return
+		}
+		oldData = sc.old
+	}
+	// The new blob is the next change's old one along this path.
+	defer func() { sc.prev, sc.new, sc.prevID = sc.new, sc.prev, u.newID }()
+
+	if h.isBinary(oldData, newData) {
+		h.binaryUnit(u, b)
+		return
+	}
+	if u.oldID.IsZero() {
+		// A new file: git's patch adds all of it, in one hunk (an empty
+		// one has no hunk).
+		if len(newData) > 0 {
+			h.fragment(u, newData, 1, sc, mf, b)
+		}
+		return
+	}
+	if mf != nil && !mf.MayFind(sc.scratch, u.path, changedRegion(oldData, newData)) {
+		h.quiet.Add(1)
+		return
+	}
+	h.diffed.Add(1)
+	sc.hunks = sc.differ.Diff(oldData, newData, sc.hunks[:0])
+	sc.lines = lineStarts(newData, sc.lines[:0])
+	for _, hk := range sc.hunks {
+		lo, hi := sc.lines[hk.NewStart], sc.lines[hk.NewStart+hk.NewLines]
+		line := hk.NewStart + 1
+		if hk.NewLines == 0 {
+			line = hk.NewStart // git's header names the line before
+		}
+		h.fragment(u, newData[lo:hi], line, sc, mf, b)
+	}
+}
+
+// dropBig lets go of buffers grown for a big change.
+func (sc *unitScratch) dropBig() {
+	for _, b := range []*[]byte{&sc.old, &sc.new, &sc.prev} {
+		if cap(*b) > bigUnit {
+			*b = nil
+		}
+	}
+	if cap(sc.prev) == 0 {
+		sc.prevID = odb.ID{}
+	}
+	if cap(sc.lines) > bigUnit/8 {
+		sc.lines = nil
+	}
+	if cap(sc.marks) > bigUnit {
+		sc.marks = nil
+	}
+}
+
+// processMerge adds the fragments of a merge's combined change: the runs
+// of lines of the merge's file that are added against every parent (the
+// '+' in every column of git's --cc).
+func (h *history) processMerge(u *unit, sc *unitScratch, mf scan.MayFinder, b *scan.Batch) {
+	newData := sc.new
+	sc.lines = lineStarts(newData, sc.lines[:0])
+	nlines := len(sc.lines) - 1
+	sc.marks = append(sc.marks[:0], make([]uint8, nlines)...)
+	binary := false
+	for i, pid := range u.parents {
+		var old []byte
+		if !pid.IsZero() {
+			var err error
+			if sc.old, err = h.content(pid, u.pmodes[i], sc.old, sc); err != nil {
+				h.lose(u, b, err)
+				return
+			}
+			old = sc.old
+		}
+		if h.isBinary(old, newData) {
+			binary = true
+			break
+		}
+		sc.hunks = sc.differ.Diff(old, newData, sc.hunks[:0])
+		for _, hk := range sc.hunks {
+			for l := hk.NewStart; l < hk.NewStart+hk.NewLines; l++ {
+				if int(sc.marks[l]) == i {
+					sc.marks[l]++
+				}
+			}
+		}
+	}
+	if binary {
+		h.binaryUnit(u, b)
+		return
+	}
+	h.diffed.Add(1)
+	n := uint8(len(u.parents))
+	for l := 0; l < nlines; {
+		if sc.marks[l] != n {
+			l++
+			continue
+		}
+		e := l
+		for e < nlines && sc.marks[e] == n {
+			e++
+		}
+		h.fragment(u, newData[sc.lines[l]:sc.lines[e]], l+1, sc, mf, b)
+		l = e
+	}
+}
+
+// fragment hands one run of added lines to the engine, unless the
+// detector is sure it holds nothing to report.
+func (h *history) fragment(u *unit, text []byte, line int, sc *unitScratch, mf scan.MayFinder, b *scan.Batch) {
+	if mf != nil && !mf.MayFind(sc.scratch, u.path, text) {
+		return
+	}
+	h.fragments.Add(1)
+	data := bytes.Clone(text)
+	b.Add(scan.Object{Name: u.path, Size: int64(len(data)), Line: line, Expand: h.expand(u),
+		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }})
+}
+
+// isBinary is git's test for a pair: either side has a NUL in its first
+// 8000 bytes, or is larger than core.bigFileThreshold.
+func (h *history) isBinary(old, new []byte) bool {
+	return len(old) > bigFile || len(new) > bigFile || linediff.IsBinary(old) || linediff.IsBinary(new)
+}
+
+// binaryUnit handles a change git calls binary: gitleaks skips it unless
+// its path names an archive, which it then scans whole (when archives are
+// open); so does this.
+func (h *history) binaryUnit(u *unit, b *scan.Batch) {
+	h.binary.Add(1)
+	if h.sopts.ArchiveDepth < 0 || archive.DetectName(u.path) == archive.None {
+		b.Skip(scan.SkipBinary)
+		return
+	}
+	id := u.newID
+	b.Add(scan.Object{Name: u.path, Size: -1, Expand: h.expand(u), Open: func() (io.ReadCloser, error) {
+		rd, err := h.repo.objs.Reader(id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h.describe(u), objectError(err))
+		}
+		return rd, nil
+	}})
+}
+
+// streamAddition scans a new file too large to diff in memory as one
+// fragment: every line of an added file is added, from line 1. Its first
+// 8000 bytes decide, as in git, whether it is binary.
+func (h *history) streamAddition(u *unit, b *scan.Batch) {
+	rd, err := h.repo.objs.Reader(u.newID)
+	if err != nil {
+		h.unreadable.Add(1)
+		b.Warn(u.path, "blob", fmt.Errorf("%s: %w", h.describe(u), objectError(err)))
+		return
+	}
+	head := make([]byte, 8000)
+	n, _ := io.ReadFull(rd, head)
+	rd.Close()
+	if linediff.IsBinary(head[:n]) {
+		h.binaryUnit(u, b)
+		return
+	}
+	h.fragments.Add(1)
+	id := u.newID
+	b.Add(scan.Object{Name: u.path, Size: -1, Line: 1, Expand: h.expand(u), Open: func() (io.ReadCloser, error) {
+		rd, err := h.repo.objs.Reader(id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h.describe(u), objectError(err))
+		}
+		return rd, nil
+	}})
+}
+
+// content reads the content a tree entry stands for: a blob, or for a
+// submodule the line git's diff shows for its commit. A blob over bigUnit
+// is read only once the worker holds h.bigMu (kept until the change is
+// done), so that one big change is in memory at a time; one over
+// maxDiffBlob is not read (tooLargeToDiff), nor one over git's big-file
+// threshold (errTooBig).
+func (h *history) content(id odb.ID, mode odb.Mode, buf []byte, sc *unitScratch) ([]byte, error) {
+	if mode.IsGitlink() {
+		return append(buf[:0], "Subproject commit "+id.String()+"\n"...), nil
+	}
+	if data, ok, err := h.worktreeContent(id, buf); ok {
+		if err != nil {
+			return data, err
+		}
+		h.blobBytes.Add(int64(len(data)))
+		return data, nil
+	}
+	limit := int64(bigUnit)
+	if sc.bigHeld {
+		limit = maxDiffBlob
+	}
+	for {
+		typ, data, err := h.repo.objs.ReadLimit(id, buf[:0], limit)
+		var tl *odb.TooLargeError
+		if errors.As(err, &tl) {
+			switch {
+			case tl.Size > bigFile:
+				return buf[:0], errTooBig // binary to git, whatever it holds
+			case tl.Size > maxDiffBlob:
+				return buf[:0], &tooLargeToDiff{id: id, size: tl.Size}
+			case !sc.bigHeld:
+				h.bigMu.Lock()
+				sc.bigHeld, limit = true, maxDiffBlob
+				continue
+			}
+		}
+		if err != nil {
+			return buf[:0], objectError(err)
+		}
+		if typ != odb.TypeBlob {
+			return data[:0], fmt.Errorf("object %s is a %v, not a blob", id, typ)
+		}
+		h.blobBytes.Add(int64(len(data)))
+		return data, nil
+	}
+}
+
+var errTooBig = errors.New("larger than git's big-file threshold (binary to git)")
+
+// maxDiffBlob is the largest blob diffed in memory: a change whose side is
+// larger cannot be diffed within the scan's memory bound, and is a
+// warning of lost data; a new file that large is scanned as a stream (all
+// its lines are added). git diffs up to its big-file threshold.
+const maxDiffBlob = 64 << 20
+
+// bigUnit is the size from which a change's blobs count as big: one big
+// change is diffed at a time, so that memory stays bounded whatever the
+// number of workers.
+const bigUnit = 8 << 20
+
+// tooLargeToDiff is the error of a blob over maxDiffBlob.
+type tooLargeToDiff struct {
+	id   odb.ID
+	size int64
+}
+
+func (e *tooLargeToDiff) Error() string {
+	return fmt.Sprintf("blob %s has %d bytes, more than the %d a change is diffed in memory with", e.id, e.size, maxDiffBlob)
+}
+
+// lose reports a unit that could not be read: a warning that names the
+// commit and path, counted as lost. A blob too big for git to diff makes
+// the change binary; a new file too big to diff here is scanned as one
+// stream.
+func (h *history) lose(u *unit, b *scan.Batch, err error) {
+	if errors.Is(err, errTooBig) {
+		h.binaryUnit(u, b)
+		return
+	}
+	var big *tooLargeToDiff
+	if errors.As(err, &big) && big.id == u.newID && u.oldID.IsZero() && u.parents == nil {
+		h.streamAddition(u, b)
+		return
+	}
+	h.unreadable.Add(1)
+	b.Warn(u.path, "blob", fmt.Errorf("%s: %w", h.describe(u), err))
+}
+
+// errMissing is the error of a blob not in the repository (a partial
+// clone, a damaged mirror).
+var errMissing = errors.New("object missing")
+
+// objectError words an object read's error for a warning.
+func objectError(err error) error {
+	switch {
+	case errors.Is(err, odb.ErrNotFound):
+		return fmt.Errorf("%w (%w)", errMissing, err)
+	}
+	return err
+}
+
+// lineStarts appends the offset of every line's start in data, and
+// len(data) after the last line.
+func lineStarts(data []byte, out []int) []int {
+	out = append(out, 0)
+	for i := 0; i < len(data); {
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		if i < len(data) {
+			out = append(out, i)
+		}
+	}
+	if len(data) > 0 {
+		out = append(out, len(data))
+	}
+	return out
+}
+
+// changedRegion returns the part of new in which any hunk of git's diff
+// from old to new can add lines. git trims the lines the two files share
+// at their start and end before it diffs, so every changed line lies
+// between them: here, the common byte prefix cut back to a line start,
+// and the common byte suffix cut back to where both files start a line.
+// git then slides each group of changed lines up or down over the lines
+// next to it that equal lines of the group, so the region is widened
+// across neighbouring lines that repeat one of its lines (a line can
+// only join a group that holds its twin).
+func changedRegion(old, new []byte) []byte {
+	n := min(len(old), len(new))
+	p := commonPrefix(old[:n], new[:n])
+	s := 0
+	for s < n-p && old[len(old)-1-s] == new[len(new)-1-s] {
+		s++
+	}
+	lo := bytes.LastIndexByte(new[:p], '\n') + 1
+	// The suffix must start a line in both files: where it is cut by the
+	// last differing byte, fall back to the next line start within it.
+	if !lineStart(new, len(new)-s) || !lineStart(old, len(old)-s) {
+		if j := bytes.IndexByte(new[len(new)-s:], '\n'); j >= 0 {
+			s = s - j - 1
+		} else {
+			s = 0
+		}
+	}
+	hi := max(len(new)-s, lo)
+	if hi == lo {
+		return new[lo:lo] // no line of new differs: nothing can be added
+	}
+	region := new[lo:hi]
+	for lo > 0 {
+		prev := bytes.LastIndexByte(new[:lo-1], '\n') + 1
+		if !hasLine(region, new[prev:lo]) {
+			break
+		}
+		lo = prev
+	}
+	for hi < len(new) {
+		next := len(new)
+		if j := bytes.IndexByte(new[hi:], '\n'); j >= 0 {
+			next = hi + j + 1
+		}
+		if !hasLine(region, new[hi:next]) {
+			break
+		}
+		hi = next
+	}
+	return new[lo:hi]
+}
+
+// hasLine reports whether text holds line (with its newline, if it has
+// one) as one of its lines.
+func hasLine(text, line []byte) bool {
+	for i := 0; i <= len(text)-len(line); {
+		j := bytes.Index(text[i:], line)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if lineStart(text, at) && (at+len(line) == len(text) || line[len(line)-1] == '\n') {
+			return true
+		}
+		i = at + 1
+	}
+	return false
+}
+
+// lineStart reports whether offset i of b starts a line.
+func lineStart(b []byte, i int) bool { return i == 0 || b[i-1] == '\n' }
+
+// commonPrefix returns the length of the longest common prefix of a and
+// b, which have the same length.
+func commonPrefix(a, b []byte) int {
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		if string(a[i:i+8]) != string(b[i:i+8]) {
+			break
+		}
+	}
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	return i
+}

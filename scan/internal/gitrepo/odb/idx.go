@@ -1,0 +1,328 @@
+package odb
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// The pack index (.idx) maps object ids to entry offsets in its pack. Both
+// versions start with a fan-out table of 256 big-endian counts: fanout[b]
+// is the number of objects whose first id byte is at most b, so the ids
+// starting with b sit at positions fanout[b-1]..fanout[b] of the sorted
+// name table.
+//
+//	v1: fanout[256] then n × (offset uint32, id [20]byte), trailer
+//	v2: "\377tOc" 2 fanout[256] ids[n][20] crc32[n] offset32[n] offset64[k], trailer
+//
+// In v2 an offset32 with its top bit set is an index into offset64, for
+// packs larger than 2 GiB. The trailer is the pack's checksum and the
+// index's own.
+
+const (
+	idxMagic      = "\377tOc"
+	fanoutSize    = 256 * 4
+	trailerSize   = 2 * IDSize
+	packHeaderLen = 12
+)
+
+var errIndexFormat = errors.New("malformed pack index")
+
+// index is a parsed .idx file. It is read-only after parseIndex and safe
+// for concurrent use.
+type index struct {
+	version int
+	n       int
+	fanout  [256]uint32
+	names   []byte // n × IDSize, sorted
+	crcs    []byte // v2: n × 4, the CRC-32 of each entry as stored; v1: nil
+	off32   []byte // v2: n × 4; v1: nil
+	off64   []byte // v2: k × 8
+	v1      []byte // v1: n × 24 entries
+}
+
+// parseIndex decodes an index file's bytes; data is kept, not copied.
+// Offsets are checked to lie after a pack header but not against the
+// pack's size: a truncated pack keeps the objects before the cut readable,
+// and a read past its end is an error naming that object.
+func parseIndex(data []byte) (*index, error) {
+	x := &index{}
+	body := data
+	if len(data) >= 8 && string(data[:4]) == idxMagic {
+		x.version = int(binary.BigEndian.Uint32(data[4:8]))
+		if x.version != 2 {
+			return nil, fmt.Errorf("%w: version %d", errIndexFormat, x.version)
+		}
+		body = data[8:]
+	} else {
+		x.version = 1
+	}
+	if len(body) < fanoutSize+trailerSize {
+		return nil, fmt.Errorf("%w: %d bytes is too short", errIndexFormat, len(data))
+	}
+	var prev uint32
+	for i := range 256 {
+		c := binary.BigEndian.Uint32(body[4*i:])
+		if c < prev {
+			return nil, fmt.Errorf("%w: fan-out table decreases at byte %#02x", errIndexFormat, i)
+		}
+		x.fanout[i], prev = c, c
+	}
+	n := int64(prev)
+	x.n = int(prev)
+	rest := int64(len(body) - fanoutSize - trailerSize)
+	if x.version == 1 {
+		if rest != n*(4+IDSize) {
+			return nil, fmt.Errorf("%w: %d objects need %d bytes of entries, have %d", errIndexFormat, n, n*(4+IDSize), rest)
+		}
+		x.v1 = body[fanoutSize : fanoutSize+rest]
+	} else {
+		fixed := n * (IDSize + 4 + 4)
+		if rest < fixed || (rest-fixed)%8 != 0 || (rest-fixed)/8 > n {
+			return nil, fmt.Errorf("%w: %d objects do not fit %d bytes of tables", errIndexFormat, n, rest)
+		}
+		p := int64(fanoutSize)
+		x.names = body[p : p+n*IDSize]
+		p += n * IDSize
+		x.crcs = body[p : p+n*4]
+		p += n * 4
+		x.off32 = body[p : p+n*4]
+		p += n * 4
+		x.off64 = body[p : p+(rest-fixed)]
+	}
+	if err := x.validate(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// validate checks what lookups rely on: ids strictly increasing and
+// consistent with the fan-out, every offset past the pack header and below
+// 2^62. With these checked once, name and offset cannot fail.
+func (x *index) validate() error {
+	var prev ID
+	for i := range x.n {
+		id := x.name(i)
+		if i > 0 && bytes.Compare(prev[:], id[:]) >= 0 {
+			return fmt.Errorf("%w: ids not sorted at position %d", errIndexFormat, i)
+		}
+		lo := uint32(0)
+		if id[0] > 0 {
+			lo = x.fanout[id[0]-1]
+		}
+		if uint32(i) < lo || uint32(i) >= x.fanout[id[0]] {
+			return fmt.Errorf("%w: id %s at position %d disagrees with the fan-out", errIndexFormat, id, i)
+		}
+		prev = id
+		if x.off32 != nil {
+			o := binary.BigEndian.Uint32(x.off32[4*i:])
+			if o&0x80000000 != 0 {
+				k := int(o &^ 0x80000000)
+				if k >= len(x.off64)/8 {
+					return fmt.Errorf("%w: large offset %d of %d at position %d", errIndexFormat, k, len(x.off64)/8, i)
+				}
+				if binary.BigEndian.Uint64(x.off64[8*k:]) >= 1<<62 {
+					return fmt.Errorf("%w: offset out of range at position %d", errIndexFormat, i)
+				}
+			}
+		}
+		if off := x.offset(i); off < packHeaderLen {
+			return fmt.Errorf("%w: offset %d of object %s inside the pack header", errIndexFormat, off, id)
+		}
+	}
+	return nil
+}
+
+// name returns the id at position i (0 <= i < n).
+func (x *index) name(i int) ID {
+	var id ID
+	if x.v1 != nil {
+		copy(id[:], x.v1[24*i+4:])
+	} else {
+		copy(id[:], x.names[IDSize*i:])
+	}
+	return id
+}
+
+// offset returns the pack offset of the entry at position i.
+func (x *index) offset(i int) int64 {
+	if x.v1 != nil {
+		return int64(binary.BigEndian.Uint32(x.v1[24*i:]))
+	}
+	o := binary.BigEndian.Uint32(x.off32[4*i:])
+	if o&0x80000000 == 0 {
+		return int64(o)
+	}
+	k := int(o &^ 0x80000000)
+	return int64(binary.BigEndian.Uint64(x.off64[8*k:]))
+}
+
+// crc returns the CRC-32 of the stored entry at position i (header and
+// compressed data), or false for a v1 index, which has none.
+func (x *index) crc(i int) (uint32, bool) {
+	if x.crcs == nil {
+		return 0, false
+	}
+	return binary.BigEndian.Uint32(x.crcs[4*i:]), true
+}
+
+// find returns the position of id, or false.
+func (x *index) find(id *ID) (int, bool) {
+	lo := 0
+	if id[0] > 0 {
+		lo = int(x.fanout[id[0]-1])
+	}
+	hi := int(x.fanout[id[0]])
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		var c int
+		if x.v1 != nil {
+			c = bytes.Compare(x.v1[24*m+4:24*m+4+IDSize], id[:])
+		} else {
+			c = bytes.Compare(x.names[IDSize*m:IDSize*m+IDSize], id[:])
+		}
+		switch {
+		case c < 0:
+			lo = m + 1
+		case c > 0:
+			hi = m
+		default:
+			return m, true
+		}
+	}
+	return 0, false
+}
+
+// reverseIndex lists index positions in pack-offset order: order[r] is the
+// position of the r-th entry of the pack. It answers "which object starts
+// at this offset" and "where does this entry end".
+type reverseIndex struct {
+	x     *index
+	order []uint32
+}
+
+// buildReverse sorts the positions by offset. Two entries at one offset
+// make the index corrupt.
+func buildReverse(x *index) (*reverseIndex, error) {
+	type pair struct {
+		off int64
+		pos uint32
+	}
+	pairs := make([]pair, x.n)
+	for i := range pairs {
+		pairs[i] = pair{x.offset(i), uint32(i)}
+	}
+	slices.SortFunc(pairs, func(a, b pair) int {
+		switch {
+		case a.off < b.off:
+			return -1
+		case a.off > b.off:
+			return 1
+		}
+		return 0
+	})
+	r := &reverseIndex{x: x, order: make([]uint32, x.n)}
+	for i, p := range pairs {
+		if i > 0 && pairs[i-1].off == p.off {
+			return nil, fmt.Errorf("%w: two objects at offset %d", errIndexFormat, p.off)
+		}
+		r.order[i] = p.pos
+	}
+	return r, nil
+}
+
+// parseReverse reads a .rev file (git 2.31+): "RIDX", version 1, hash 1,
+// then the n positions in pack order and a trailer. It is checked to be a
+// permutation sorted by offset, so it can stand in for buildReverse.
+func parseReverse(data []byte, x *index) (*reverseIndex, error) {
+	if len(data) != 12+4*x.n+trailerSize || string(data[:4]) != "RIDX" ||
+		binary.BigEndian.Uint32(data[4:]) != 1 || binary.BigEndian.Uint32(data[8:]) != 1 {
+		return nil, fmt.Errorf("%w: bad reverse index", errIndexFormat)
+	}
+	r := &reverseIndex{x: x, order: make([]uint32, x.n)}
+	prev := int64(-1)
+	for i := range r.order {
+		p := binary.BigEndian.Uint32(data[12+4*i:])
+		if int(p) >= x.n {
+			return nil, fmt.Errorf("%w: reverse index position %d out of range", errIndexFormat, p)
+		}
+		off := x.offset(int(p))
+		if off <= prev {
+			return nil, fmt.Errorf("%w: reverse index not in offset order at %d", errIndexFormat, i)
+		}
+		prev = off
+		r.order[i] = p
+	}
+	return r, nil
+}
+
+// rank returns the rank (pack order) of the entry at offset off, or false
+// when no entry starts there.
+func (r *reverseIndex) rank(off int64) (int, bool) {
+	lo, hi := 0, len(r.order)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		o := r.x.offset(int(r.order[m]))
+		switch {
+		case o < off:
+			lo = m + 1
+		case o > off:
+			hi = m
+		default:
+			return m, true
+		}
+	}
+	return 0, false
+}
+
+// end returns where the entry of the given rank ends: the next entry's
+// offset, or for the last entry entriesEnd (where the pack trailer starts).
+func (r *reverseIndex) end(rank int, entriesEnd int64) int64 {
+	if rank+1 < len(r.order) {
+		return r.x.offset(int(r.order[rank+1]))
+	}
+	return entriesEnd
+}
+
+// findPrefix appends to out the ids of the index that start with the
+// hex digits of prefix (given as the id with its first n/2 bytes set,
+// and the odd nibble if n is odd), stopping once out holds max ids.
+func (x *index) findPrefix(prefix ID, n int, out []ID, max int) []ID {
+	lo := 0
+	if prefix[0] > 0 {
+		lo = int(x.fanout[prefix[0]-1])
+	}
+	hi := int(x.fanout[prefix[0]])
+	// The first position whose id is >= prefix (the rest of prefix is
+	// zero, so that is the first candidate).
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		name := x.name(m)
+		if bytes.Compare(name[:], prefix[:]) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	end := int(x.fanout[prefix[0]])
+	for i := lo; i < end && len(out) < max; i++ {
+		name := x.name(i)
+		if !hasHexPrefix(name, prefix, n) {
+			break
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// hasHexPrefix reports whether the first n hex digits of id equal those
+// of prefix.
+func hasHexPrefix(id, prefix ID, n int) bool {
+	full := n / 2
+	if !bytes.Equal(id[:full], prefix[:full]) {
+		return false
+	}
+	return n%2 == 0 || id[full]>>4 == prefix[full]>>4
+}
