@@ -100,9 +100,9 @@ func (e *engine) walkEnded(ws *workerState, o *object, err error) {
 	case e.stopped():
 		// ctx, FailFast or a panic ended the scan; its error is set.
 	case errors.As(err, &be):
-		// Limits.FailOnBudget: the seed's FailRun policy. The hit is
-		// counted and reported like any budget warning, then ends the
-		// scan, with the warning as Scan's error.
+		// Limits.FailOnBudget: the hit is counted and reported like any
+		// budget warning, then ends the scan, with the warning as Scan's
+		// error.
 		ws.c.skipped[skipBudget]++
 		e.warn(be.Name(), "archive", archiveError{err})
 		e.abort(Warning{Path: be.Name(), Op: "archive", Err: archiveError{err}, Lost: true})

@@ -81,7 +81,8 @@ func BenchmarkScanGoSrcEngine(b *testing.B) {
 }
 
 // BenchmarkScanLargeFile scans one 64 MiB file, the path where one file's
-// chunks are shared between workers.
+// chunks are shared between workers; Gitleaks decodes as the drop-in
+// commands do, whose larger window each chunk carries into the next.
 func BenchmarkScanLargeFile(b *testing.B) {
 	dir := b.TempDir()
 	line := strings.Repeat("the quick brown fox jumps over the lazy dog ", 2) + "\n"
@@ -90,11 +91,18 @@ func BenchmarkScanLargeFile(b *testing.B) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	det, err := rules.Compile(rules.Default())
-	if err != nil {
-		b.Fatal(err)
+	for _, c := range []struct {
+		name string
+		set  rules.Settings
+	}{{"Spindle", rules.Settings{}}, {"Gitleaks", rules.Settings{GitleaksDecoding: true}}} {
+		b.Run(c.name, func(b *testing.B) {
+			det, err := rules.CompileWith(rules.Default(), c.set)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchScan(b, Rules(det), Options{}, path)
+		})
 	}
-	benchScan(b, Rules(det), Options{}, path)
 }
 
 const fiveRules = `

@@ -22,8 +22,8 @@
 // # Sources
 //
 // A source yields objects in batches, under the frontier, with a cursor of
-// its own (a directory's open handle, a position in a list of blobs): the
-// seed's source_id and cursor. An object has a name (what reports and path
+// its own (a directory's open handle, a position in a list of blobs), so
+// that it can yield more when the frontier has room. An object has a name (what reports and path
 // rules see), an optional size, and a way to be opened; whatever its
 // source, it goes through the same Fetch and Scan tasks, chunk ownership,
 // binary and size policies, archive opening, budgets, panics turned into
@@ -41,7 +41,7 @@
 //
 //   - Enumerate asks a source for its next batch: a directory's next
 //     entries, say. Each sub-source (a subdirectory) becomes an Enumerate
-//     task; each object takes a permit from the ObjectFrontier and becomes
+//     task; each object takes a permit from the frontier and becomes
 //     a Fetch task. The roots of Scan are a source too: each directory
 //     given becomes a directory source, each file an object, each FIFO or
 //     device (/dev/stdin, a process substitution) a stream. An archive's
@@ -69,13 +69,12 @@
 //
 // # Frontier and permits
 //
-// The ObjectFrontier (frontier) bounds the objects in flight, default 1024.
+// The frontier bounds the objects in flight, default 1024.
 // Enumerate only try-acquires: a worker never blocks on a permit, which
 // would deadlock when every worker is enumerating. When the frontier is
-// full the seed re-enqueues the Enumerate task; here a plain re-enqueue
-// would spin (a worker looks at the injector before it steals, so it would
-// pop its own Enumerate again and again), so the task parks on the
-// frontier instead, with the entries it has not dispatched, and the next
+// full, a plain re-enqueue of the Enumerate task would spin (a worker looks
+// at the injector before it steals, so it would pop its own Enumerate again
+// and again), so the task parks on the frontier instead, with the entries it has not dispatched, and the next
 // permit released is handed to the oldest parked task, which is spawned
 // again holding it. A Dekker-style handshake between park and release
 // rules out a lost wake-up, and the hand-off (rather than a wake-up to
@@ -245,8 +244,7 @@
 // Stats.Skipped["unsupported"]. A truncated or corrupt archive is a
 // warning, lost data if it may have hidden members (an *archive.FormatError
 // with Lost set), noise if not (a corrupt archive in which no member was
-// ever found). With Archive.FailOnBudget, the seed's FailRun policy, a hit
-// ends the scan: the engine's stop flag is raised and the walks' context,
+// ever found). With Archive.FailOnBudget a hit ends the scan: the engine's stop flag is raised and the walks' context,
 // derived from Scan's, is cancelled, so walks in progress stop at their
 // next read; Scan returns the warning, which unwraps to the
 // *archive.BudgetError.

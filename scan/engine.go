@@ -130,7 +130,7 @@ type engine struct {
 
 	// walkCtx is ctx for the archive walks, cancelled by abort, so that a
 	// walk in progress (which polls its context, not stop) ends at its
-	// next read when the scan stops: the seed's run-wide abort.
+	// next read when the scan stops, whatever stopped it.
 	walkCtx context.Context
 	cancel  context.CancelFunc
 

@@ -5,18 +5,18 @@ import (
 	"sync/atomic"
 )
 
-// frontier is the ObjectFrontier of the task graph: a count of objects in
+// frontier bounds the objects of the task graph: a count of objects in
 // flight, bounded by capacity. An Enumerate task takes a permit with
 // tryAcquire before it spawns an object's first Fetch; the permit goes back
 // when the object's last task finishes (object.release). tryAcquire never
 // blocks, so a worker is never stuck waiting for a permit that only another
 // task on the same worker could free.
 //
-// When the frontier is full, the seed re-enqueues the Enumerate task. On
-// this executor a plain re-enqueue spins: the injector is looked at before
-// any victim is robbed, so a worker whose own queues are empty would pop its
-// re-enqueued Enumerate again and again while the tasks that hold the
-// permits sit on other workers. Instead, a full frontier takes the task
+// When the frontier is full, re-enqueueing the Enumerate task would spin on
+// this executor: the injector is looked at before any victim is robbed, so
+// a worker whose own queues are empty would pop its re-enqueued Enumerate
+// again and again while the tasks that hold the permits sit on other
+// workers. Instead, a full frontier takes the task
 // itself: park puts it on a FIFO wait list, and release hands the freed
 // permit to the oldest parked task, which is spawned again holding it
 // (enumJob.permit). Nothing blocks, nothing spins, no discovered object is

@@ -10,8 +10,8 @@ import (
 )
 
 // object is a file, a stream or a Source's object admitted by the
-// frontier: the ObjectCtx of the task graph. It holds one frontier permit
-// from admission until its last task finishes.
+// frontier: what every task of the graph that works on it shares. It
+// holds one frontier permit from admission until its last task finishes.
 //
 // refs counts the tasks that hold the object: the Fetch chain holds one
 // reference (each Fetch passes it to the next, and the first Fetch of an

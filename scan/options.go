@@ -36,7 +36,7 @@ type Options struct {
 	// Values below the detector's overlap are raised to it.
 	ChunkSize int
 	// MaxInFlight bounds the objects (files being read or scanned) in flight:
-	// the ObjectFrontier's capacity. Default 1024.
+	// the frontier's capacity. Default 1024.
 	MaxInFlight int
 	// Buffers bounds the shared chunk buffers that carry a chunk from a Fetch
 	// task to a Scan task; default 4 per worker. Each worker also owns one

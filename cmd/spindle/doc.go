@@ -1,7 +1,10 @@
-// Command spindle finds secrets in files and archives, and measures the
+// Command spindle finds secrets in files, archives and git history, as a
+// drop-in for gitleaks or with its own defaults, and measures the
 // work-stealing runtime it runs on against plain goroutines.
 //
 //	spindle scan [flags] [PATH ...]   find secrets; exit 0 clean, 1 findings, 2 error
+//	spindle dir|git|stdin [flags]     gitleaks' commands, flags, output and exit codes
+//	spindle merge [flags] REPORT...   join the reports of a scan's shards
 //	spindle rules [flags] [PATH]      list and validate the rules a scan would use
 //	spindle bench [flags] [GROUP ...] executor, fork and flow against goroutines
 //	spindle version                   module version, commit, Go toolchain
@@ -12,32 +15,61 @@
 // # Shape
 //
 // The command only wires flags to the libraries: scan.Scan walks and
-// matches, scan/rules loads and compiles the gitleaks-schema config,
-// scan/report writes every format, reads baselines and formats the summary.
-// Nothing here inspects file contents. What the command adds is what only a
-// process has: flags, exit codes, a terminal, and the files it writes.
+// matches, scan/git reads history, scan/rules loads and compiles the
+// gitleaks-schema config, scan/report writes every format, reads
+// baselines and shard reports and formats the summary. Nothing here
+// inspects file contents. What the command adds is what only a process
+// has: flags, exit codes, a terminal, signals, and the files it writes.
+//
+// The scanning commands share one path (report.go): the console (a
+// progress line, the drop-ins' banner and log lines), the inputs read
+// before anything is scanned (rules, ignore files, template, baseline), the
+// outputs (the report, written beside its target; the findings -v prints),
+// the scan, and the end (the report kept only if the scan completed, the
+// summary, the exit status). What differs between commands is a scanJob
+// (what is scanned, where its rules are looked for) and the options their
+// flags set.
+//
+// # Two families of commands
+//
+// dir, git and stdin are gitleaks' commands: its flags with its meanings
+// and defaults (gitleaks.go), its console (a banner; log lines such as
+// "WRN leaks found: 2"; findings on standard output only with -v), reports
+// only where --report-path says, in gitleaks' shapes, and its exit codes.
+// scan and merge are spindle's own: a report to standard output by
+// default, spindle's richer shapes, a summary on standard error, every
+// warning with -v. A flag exists once per meaning in each command's help;
+// the older spellings of a gitleaks meaning are hidden aliases. Format
+// names (formats.go) mean one shape per command family, and json means
+// gitleaks' schema in every command.
 //
 // # Streams and exit codes
 //
-// Standard output carries the report and nothing else, so that
-// `spindle scan -f json > out.json` is always valid JSON. Standard error
-// carries, in order, the progress line (a terminal only), warnings as they
-// happen, and the summary. A console type serialises the two writers of
-// standard error, the progress renderer's goroutine and the engine's
-// warning callback, so a warning never lands inside the progress line.
+// Standard output carries the report (or the drop-ins' -v findings) and
+// nothing else, so that `spindle scan -f json > out.json` is always valid
+// JSON. Standard error carries, in order, the progress line (a terminal
+// only), warnings as they happen, and the summary. A console type
+// serialises the two writers of standard error, the progress renderer's
+// goroutine and the engine's warning callback, so a warning never lands
+// inside the progress line.
 //
 // Every error is returned up to run and printed there, once, as
 // "spindle: message"; cobra's own error and usage printing is off, because a
 // usage dump after a typo buries the line that says what was wrong. The exit
-// status is decided in one place per command: 2 for any error (a bad flag,
-// an invalid config, rule or baseline, a missing PATH, a failed write), 1 or
-// --exit-code for findings, 0 otherwise; 130 after SIGINT or SIGTERM, which
-// cancel the scan's context so the report written so far is closed
-// properly. Warnings never change the status unless --strict.
+// status is decided in one place: for spindle's commands 2 for any error (a
+// bad flag, an invalid config, rule or baseline, a missing PATH, a failed
+// write), 1 or --exit-code for findings, 0 otherwise; the drop-ins map
+// errors to gitleaks' 1, and an unknown flag to its 126. SIGINT and SIGTERM
+// cancel the scan's context and give 130; a read of standard input that
+// cancellation cannot interrupt is abandoned (stdin.go), and a command that
+// has not stopped 3 seconds after the signal is ended. Warnings never
+// change the status unless --strict.
 //
 // All inputs are validated before the scan starts, in the order a user
 // would fix them (flags, paths, config, baseline, output file), so a mistake
-// costs no scanning time and leaves no half-written report.
+// costs no scanning time. A report file is written beside its target and
+// renamed over it only when the scan completed, so an interrupted, timed
+// out or failed scan leaves the previous report as it was.
 //
 // # Files the scan must not read
 //

@@ -89,7 +89,7 @@ func addDropInFlags(c *cobra.Command, o *scanOptions, g *gitleaksOptions, shard 
 
 	// Spindle's own.
 	f.IntVarP(&o.workers, "workers", "j", runtime.GOMAXPROCS(0), "run `N` workers")
-	f.StringVar(&o.decoders, "decoders", "gitleaks", "the `SET` of encodings decoded: gitleaks (its four: base64, hex, percent, \\u escapes) or all (also \\x escapes, HTML references)")
+	f.StringVar(&o.decoders, "decoders", "gitleaks", "the `SET` of encodings decoded: gitleaks (its four: base64, hex, percent, \\u escapes; runs up to 96 KiB) or all (also \\x escapes and HTML references; runs up to 8 KiB)")
 	if shard {
 		f.StringVar(&o.shard, "shard", "", "scan only shard `I/N` of the work (I from 0; see spindle merge); the report must be json or jsonl")
 	}
@@ -297,14 +297,15 @@ func isDropIn(c *cobra.Command) bool {
 }
 
 // dropInExit is the exit status gitleaks gives where spindle's commands
-// give code: an unknown flag is 126, any other error 1.
+// give code: an unknown (long) flag is 126, any other error 1, an unknown
+// shorthand flag included, as gitleaks tells them apart by the message.
 func dropInExit(code int, err error) int {
 	if code != exitError {
 		return code
 	}
 	var usage *usageError
 	if errors.As(err, &usage) {
-		if msg := usage.err.Error(); strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
+		if strings.HasPrefix(usage.err.Error(), "unknown flag") {
 			return 126
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -29,6 +30,13 @@ const (
 	exitBrokenPipe  = 141 // the report's reader went away (spindle scan | head): 128 + SIGPIPE
 )
 
+// exitGrace is how long an interrupted command has to stop on its own
+// (cancel the scan, close or discard its report) before the process exits
+// anyway: a read of standard input or a FIFO does not return on
+// cancellation, and an interrupt must not hang until more input comes.
+// A second interrupt ends the process at once (the signal's default).
+const exitGrace = 3 * time.Second
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// A reader that goes away (spindle scan | head -1) must not kill the
@@ -37,9 +45,25 @@ func main() {
 	// instead, and the scan stops and cleans up as it does on SIGINT.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	env := newEnv(os.Stdin, os.Stdout, os.Stderr)
-	code := run(ctx, env, os.Args[1:])
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, env, os.Args[1:]) }()
+	select {
+	case code := <-done:
+		stop()
+		os.Exit(code)
+	case <-ctx.Done():
+	}
 	stop()
-	os.Exit(code)
+	select {
+	case code := <-done:
+		os.Exit(code)
+	case <-time.After(exitGrace):
+		// A report file is written to a temporary file renamed over its
+		// target on completion, so exiting here leaves the target as it
+		// was.
+		fmt.Fprintln(os.Stderr, "spindle: interrupted")
+		os.Exit(exitInterrupted)
+	}
 }
 
 // env is the process around a command: its streams, whether each is a

@@ -242,6 +242,7 @@ type scanResult struct {
 	writeErr    error // the first error writing the report or the printed findings
 	interrupted bool  // by SIGINT or SIGTERM
 	timedOut    bool  // by --timeout
+	elapsed     time.Duration
 	warns       *warnPrinter
 	config      *report.ConfigInfo // the rules that ran
 }
@@ -252,7 +253,8 @@ func (r *scanResult) complete() bool { return r.scanErr == nil && r.writeErr == 
 // execute runs the scan, feeding every finding to the outputs.
 func execute(c *cobra.Command, o scanOptions, in *scanInputs, out *scanOutputs, job scanJob, con *console, prog *scanProgress) (*scanResult, error) {
 	prog.setPhase("scanning")
-	prog.scanStart.Store(time.Now().UnixNano())
+	start := time.Now()
+	prog.scanStart.Store(start.UnixNano())
 	parent := c.Context()
 	if o.timeout > 0 {
 		var stop context.CancelFunc
@@ -301,8 +303,15 @@ func execute(c *cobra.Command, o scanOptions, in *scanInputs, out *scanOutputs, 
 		OnWarning: res.warns.print,
 	}
 	res.st, res.scanErr = job.run(ctx, opts)
-	res.interrupted = res.scanErr != nil && errors.Is(res.scanErr, context.Canceled) && c.Context().Err() != nil
-	res.timedOut = res.scanErr != nil && !res.interrupted && errors.Is(res.scanErr, context.DeadlineExceeded)
+	res.elapsed = time.Since(start)
+	// A stop is told by the contexts, not by the scan's error: a read the
+	// stop cut short may have ended as a warning, and the scan "completed"
+	// without what that read would have returned.
+	res.interrupted = c.Context().Err() != nil
+	res.timedOut = !res.interrupted && errors.Is(parent.Err(), context.DeadlineExceeded)
+	if (res.interrupted || res.timedOut) && res.scanErr == nil {
+		res.scanErr = context.Cause(ctx)
+	}
 	prog.setPhase("writing report")
 	return res, nil
 }
@@ -385,11 +394,11 @@ func summarize(e env, o scanOptions, job scanJob, con *console, res *scanResult)
 	if job.commits != nil {
 		con.log(levelInfo, fmt.Sprintf("%d commits scanned.", job.commits()))
 	}
-	if n := st.Lost + st.Noise; n > 0 {
+	if n := st.Lost + st.Noise; n > 0 && res.complete() {
 		con.log(levelWarn, fmt.Sprintf("%s (%d lost data, %d noise)", plural(n, "warning", "warnings"), st.Lost, st.Noise))
 	}
 	bytes := fmt.Sprintf("scanned ~%d bytes (%s)", st.Bytes, humanSI(st.Bytes))
-	took := roundDuration(st.Duration)
+	took := roundDuration(res.elapsed)
 	if res.complete() {
 		con.log(levelInfo, fmt.Sprintf("%s in %s", bytes, took))
 		if st.Findings > 0 {

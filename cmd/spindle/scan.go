@@ -138,7 +138,7 @@ func newScanCmd(e env) *cobra.Command {
 	o.archive.register(f)
 	f.Var(&o.maxFileSize, "max-file-size", "skip files larger than `SIZE` (10MB, 1GiB, 500k, bytes); 0: no limit")
 	f.IntVar(&o.decodeDepth, "max-decode-depth", 5, "decode encoded text recursively up to `N` levels; 0 turns decoding off")
-	f.StringVar(&o.decoders, "decoders", "all", "the `SET` of encodings decoded: all (base64, hex, percent, \\u and \\x escapes, HTML references) or gitleaks (its four)")
+	f.StringVar(&o.decoders, "decoders", "all", "the `SET` of encodings decoded: all (base64, hex, percent, \\u and \\x escapes, HTML references; runs up to 8 KiB) or gitleaks (its four, runs up to 96 KiB, as the drop-ins decode)")
 	f.BoolVar(&o.ignoreAllow, "ignore-gitleaks-allow", false, "report findings on lines marked gitleaks:allow or spindle:allow too")
 	f.IntVar(&o.redact, "redact", 0, "hide secrets in the report; =`PCT` hides that share of each (bare --redact: 100)")
 	f.Lookup("redact").NoOptDefVal = "100"
@@ -248,8 +248,10 @@ func (o *scanOptions) check() (report.Format, error) {
 	if o.shard != "" {
 		switch format {
 		case report.FormatGitleaks, report.FormatJSONL, report.FormatSARIF, report.FormatGitleaksSARIF:
+		case "":
+			return "", errors.New("--shard writes a shard's report for spindle merge: give --report-path FILE")
 		default:
-			return "", fmt.Errorf("--shard writes a shard's report for spindle merge: json or jsonl (or sarif), not %s", cmpOr(o.format, "no report"))
+			return "", fmt.Errorf("--shard writes a shard's report for spindle merge: json or jsonl (or sarif), not %s", o.format)
 		}
 	}
 	return format, nil
@@ -265,13 +267,6 @@ func (o *scanOptions) archiveDepthFlag() string {
 		return "--max-archive-depth"
 	}
 	return "--archive-depth"
-}
-
-func cmpOr(s, or string) string {
-	if s == "" {
-		return or
-	}
-	return s
 }
 
 // runScan is `spindle scan`, and dir and stdin after their flags are read.
@@ -306,7 +301,7 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 		opts.Gitignore = o.gitignore
 		opts.FollowSymlinks = o.followSymlinks
 		if stdin {
-			return scan.ScanReader(ctx, opts, o.stdinName, e.stdin)
+			return scan.ScanReader(ctx, opts, o.stdinName, newContextReader(ctx, e.stdin))
 		}
 		return scan.Scan(ctx, opts, paths...)
 	}}

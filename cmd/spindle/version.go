@@ -78,15 +78,19 @@ func newVersionCmd(e env) *cobra.Command {
 	}
 }
 
+// develVersion is moduleVersion for a build that knows no version: a
+// semantic version, as SARIF's semanticVersion wants, that says so.
+const develVersion = "v0.0.0-devel"
+
 // moduleVersion is the version alone, for SARIF's tool.driver: main.version
-// when the linker set it, else the module version; "" when unknown or a
-// development build.
+// when the linker set it, else the module version, else develVersion (a
+// build without VCS information), so that a report always names one.
 func moduleVersion() string {
 	if version != "" {
 		return version
 	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "(devel)" {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
 		return info.Main.Version
 	}
-	return ""
+	return develVersion
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,7 +32,8 @@ func newWarnPrinter(con *console, quiet, verbose bool) *warnPrinter {
 }
 
 func (p *warnPrinter) print(w scan.Warning) {
-	if p.quiet {
+	if p.quiet || errors.Is(w.Err, context.Canceled) || errors.Is(w.Err, context.DeadlineExceeded) {
+		// A read the stop cut short: the stop itself is what to say.
 		return
 	}
 	kind := w.Op + ": " + warningCause(w)

@@ -30,14 +30,15 @@ import (
 // segment, and one that reaches past it on the segment plus what it
 // reaches), so it ends at or after the segment's end, and what decides it
 // lies within maxSegment+decodeContext bytes before its end and
-// decodeContext bytes after. Decoding raises MaxWindow to decodeWindow,
-// more than both, so the chunk that owns the finding (the one with MaxWindow
+// decodeContext bytes after. Decoding raises MaxWindow to the detector's
+// encodings' window, more than both, so the chunk that owns the finding (the one with MaxWindow
 // bytes on each side of its end) sees the segment and its context whole,
 // and the chunks that see it cut (a run that touches a buffer's edge) do
 // not own it: an encoded string across a chunk boundary is found once, by
 // the chunk that holds it. The price is the overlap a chunked object
-// carries from chunk to chunk (2*MaxWindow); objects that fit one chunk,
-// most files and every diff of a history, pay nothing.
+// carries from chunk to chunk (2*MaxWindow; see encodings for the two
+// budgets); objects that fit one chunk, most files and every diff of a
+// history, pay nothing.
 //
 // Repeats. gitleaks scans the whole text again at each depth and keeps
 // every match that touches text decoded at that depth, so a secret found
@@ -56,9 +57,11 @@ import (
 const (
 	decodeContext = 512
 	regionSpan    = 64 << 10
-	// decodeWindow is the detector's window when it decodes.
-	decodeWindow = maxSegment + 2*decodeContext
 )
+
+// window is what a decoded finding depends on: a whole segment and its
+// context on either side, the least MaxWindow can be with decoding on.
+func (en encodings) window() int { return en.maxSegment + 2*decodeContext }
 
 // decodeState is a Scratch's working memory for decoding.
 type decodeState struct {
@@ -133,7 +136,7 @@ func decodeDepthOf(tags []string) int {
 // regions around them, and goes one level deeper in each region.
 func (d *Detector) decodePass(s *Scratch, path string, j int, text []byte, focus []segment) {
 	L := s.level(j)
-	L.cands = findCandidates(text, 0, len(text), L.cands[:0], d.decodeKinds)
+	L.cands = d.enc.findCandidates(text, 0, len(text), L.cands[:0])
 	L.dec = L.dec[:0]
 	segs := L.cands[:0]
 	for _, c := range L.cands {

@@ -47,16 +47,18 @@ func TestFindCandidates(t *testing.T) {
 		{"abcdefghijklmnopqrstuvwxyz", []string{"base64:abcdefghijklmnopqrstuvwxyz"}},
 	} {
 		var got []string
-		for _, s := range findCandidates([]byte(c.in), 0, len(c.in), nil, allKinds) {
+		for _, s := range spindleEncodings.findCandidates([]byte(c.in), 0, len(c.in), nil) {
 			got = append(got, encNames[bitIndex(s.kind)]+":"+c.in[s.lo:s.hi])
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
 		}
 	}
-	long := strings.Repeat("QUtJ", maxSegment/4+1)
-	if got := findCandidates([]byte(long), 0, len(long), nil, allKinds); len(got) != 1 || got[0].kind != 0 {
-		t.Errorf("a run longer than maxSegment: %+v, want one candidate not to decode", got)
+	for _, en := range []encodings{spindleEncodings, gitleaksEncodings} {
+		long := strings.Repeat("QUtJ", en.maxSegment/4+1)
+		if got := en.findCandidates([]byte(long), 0, len(long), nil); len(got) != 1 || got[0].kind != 0 {
+			t.Errorf("a run longer than %d bytes: %+v, want one candidate not to decode", en.maxSegment, got)
+		}
 	}
 }
 
@@ -255,7 +257,7 @@ func FuzzDecoding(f *testing.F) {
 	d := decodingDetector(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		prev := 0
-		for _, c := range findCandidates(data, 0, len(data), nil, allKinds) {
+		for _, c := range spindleEncodings.findCandidates(data, 0, len(data), nil) {
 			if c.lo < prev || c.hi <= c.lo || c.hi > len(data) {
 				t.Fatalf("candidate [%d,%d) after %d in %d bytes", c.lo, c.hi, prev, len(data))
 			}
@@ -316,7 +318,7 @@ func randomBase64(n int) (wrapped, line string) {
 // findCandidatesByPosition is findCandidates written as the regex runs:
 // at every position, each kind in precedence order. FuzzFindCandidates
 // holds findCandidates to it.
-func findCandidatesByPosition(data []byte, lo, hi int, out []segment, kinds encKind) []segment {
+func findCandidatesByPosition(en encodings, data []byte, lo, hi int, out []segment) []segment {
 	first := len(out)
 	for p := lo; p < hi; {
 		c := data[p]
@@ -326,7 +328,7 @@ func findCandidatesByPosition(data []byte, lo, hi int, out []segment, kinds encK
 			continue
 		}
 		if cl&clStart != 0 {
-			if k, end := startAt(data, p, hi, kinds); end > p {
+			if k, end := en.startAt(data, p, hi); end > p {
 				out = append(out, segment{lo: p, hi: end, kind: k})
 				p = end
 				continue
@@ -369,7 +371,7 @@ func findCandidatesByPosition(data []byte, lo, hi int, out []segment, kinds encK
 		}
 		p = next
 	}
-	return overlapRule(out, first)
+	return overlapRule(out, first, en.maxSegment)
 }
 
 func FuzzFindCandidates(f *testing.F) {
@@ -383,15 +385,15 @@ func FuzzFindCandidates(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, kinds := range []encKind{allKinds, gitleaksKinds} {
-			got := findCandidates(data, 0, len(data), nil, kinds)
-			want := findCandidatesByPosition(data, 0, len(data), nil, kinds)
+		for _, en := range []encodings{spindleEncodings, gitleaksEncodings} {
+			got := en.findCandidates(data, 0, len(data), nil)
+			want := findCandidatesByPosition(en, data, 0, len(data), nil)
 			if !slices.Equal(got, want) {
-				t.Fatalf("%q, kinds %b:\ngot  %+v\nwant %+v", data, kinds, got, want)
+				t.Fatalf("%q, %+v:\ngot  %+v\nwant %+v", data, en, got, want)
 			}
-			if len(data) < maxSegment {
-				if re := findCandidatesByRegex(data, kinds); !slices.Equal(got, re) {
-					t.Fatalf("%q, kinds %b:\ngot   %+v\nregex %+v", data, kinds, got, re)
+			if len(data) < en.maxSegment {
+				if re := findCandidatesByRegex(data, en); !slices.Equal(got, re) {
+					t.Fatalf("%q, %+v:\ngot   %+v\nregex %+v", data, en, got, re)
 				}
 			}
 		}
@@ -417,11 +419,11 @@ var candidateRegex, gitleaksCandidateRegex = func() (*regexp.Regexp, *regexp.Reg
 }()
 
 // findCandidatesByRegex is the candidates as gitleaks' regex finds them
-// (extended by spindle's two kinds when kinds holds them), then the
-// overlap rule: the reference for texts shorter than maxSegment.
-func findCandidatesByRegex(data []byte, kinds encKind) []segment {
+// (extended by spindle's two kinds when en has them), then the overlap
+// rule: the reference for texts shorter than en.maxSegment.
+func findCandidatesByRegex(data []byte, en encodings) []segment {
 	re, groups := candidateRegex, []encKind{encPercent, encUnicode, encEscape, encHTML, encHex, encBase64}
-	if kinds == gitleaksKinds {
+	if en.kinds == gitleaksKinds {
 		re, groups = gitleaksCandidateRegex, []encKind{encPercent, encUnicode, encHex, encBase64}
 	}
 	var out []segment
@@ -432,7 +434,7 @@ func findCandidatesByRegex(data []byte, kinds encKind) []segment {
 			}
 		}
 	}
-	return overlapRule(out, 0)
+	return overlapRule(out, 0, en.maxSegment)
 }
 
 func TestHasRareRune(t *testing.T) {

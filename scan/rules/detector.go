@@ -21,10 +21,10 @@ type Detector struct {
 	nonASCII  bool         // some keyword has a non-ASCII byte (see Scan)
 	maxWindow int
 
-	decodeDepth int     // Settings.MaxDecodeDepth, resolved; 0: off
-	decodeKinds encKind // the kinds of encoding decoded (Settings.GitleaksDecoding)
-	gitleaksDec bool    // Settings.GitleaksDecoding
-	ignoreAllow bool    // Settings.IgnoreInlineAllow
+	decodeDepth int       // Settings.MaxDecodeDepth, resolved; 0: off
+	enc         encodings // what is decoded (Settings.GitleaksDecoding)
+	gitleaksDec bool      // Settings.GitleaksDecoding
+	ignoreAllow bool      // Settings.IgnoreInlineAllow
 }
 
 // DefaultDecodeDepth is how many times encoded text is decoded and scanned
@@ -45,12 +45,14 @@ type Settings struct {
 	// --ignore-gitleaks-allow).
 	IgnoreInlineAllow bool
 	// GitleaksDecoding decodes as gitleaks does: only its four kinds of
-	// encoding (percent, \uXXXX and U+XXXX, hex, base64), and a finding
-	// is reported again at each depth where it meets text decoded at that
+	// encoding (percent, \uXXXX and U+XXXX, hex, base64), runs of encoded
+	// text up to 96 KiB long (MaxWindow grows to match), and a finding is
+	// reported again at each depth where it meets text decoded at that
 	// depth, tagged with that depth. Otherwise \xXX escapes and HTML
 	// character references are decoded too (a finding they make must lie
-	// on one line of the scanned text), and a finding is reported once per
-	// rule, place and secret, at the lowest depth that finds it.
+	// on one line of the scanned text), runs up to 8 KiB, and a finding is
+	// reported once per rule, place and secret, at the lowest depth that
+	// finds it.
 	GitleaksDecoding bool
 }
 
@@ -128,9 +130,9 @@ func Compile(cfg *Config) (*Detector, error) { return CompileWith(cfg, Settings{
 
 // CompileWith checks cfg and builds its Detector with the given Settings.
 func CompileWith(cfg *Config, set Settings) (*Detector, error) {
-	d := &Detector{byID: map[string]int{}, ignoreAllow: set.IgnoreInlineAllow, decodeKinds: allKinds, gitleaksDec: set.GitleaksDecoding}
+	d := &Detector{byID: map[string]int{}, ignoreAllow: set.IgnoreInlineAllow, enc: spindleEncodings, gitleaksDec: set.GitleaksDecoding}
 	if set.GitleaksDecoding {
-		d.decodeKinds = gitleaksKinds
+		d.enc = gitleaksEncodings
 	}
 	switch {
 	case set.MaxDecodeDepth == 0:
@@ -258,7 +260,7 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 	if d.decodeDepth > 0 {
 		// A decoded finding depends on up to maxSegment+decodeContext
 		// bytes before its end (decoded.go).
-		d.maxWindow = max(d.maxWindow, decodeWindow)
+		d.maxWindow = max(d.maxWindow, 16<<10, d.enc.window())
 	}
 	return d, nil
 }
@@ -376,8 +378,10 @@ func (d *Detector) Rules() []RuleInfo {
 
 // MaxWindow bounds how far a match extends, in bytes: the longest match
 // of any rule whose length is bounded (at least 4 KiB), or 16 KiB when
-// some rule's matches are unbounded or decoding is on, capped at 64 KiB. A match longer than
-// this may be missed or cut short where a file is split into chunks.
+// some rule's matches are unbounded, capped at 64 KiB; with decoding on,
+// at least 16 KiB and what a decoded finding depends on (97 KiB with
+// Settings.GitleaksDecoding; see decoded.go). A match longer than this may
+// be missed or cut short where a file is split into chunks.
 func (d *Detector) MaxWindow() int { return d.maxWindow }
 
 // Overlap is how many bytes a caller that splits a file into chunks should
@@ -385,16 +389,11 @@ func (d *Detector) MaxWindow() int { return d.maxWindow }
 // 2*MaxWindow. See Owns.
 func (d *Detector) Overlap() int { return 2 * d.maxWindow }
 
-// Owns reports whether a chunk reports a match that ends at end (Match.End)
+// Owns reports whether a chunk keeps a match that ends at end (Match.End)
 // in its buffer of size bytes, whose first prefix bytes were carried from
 // the previous chunk (0 for a file's first chunk); final says whether the
-// buffer ends the file. With prefix >= Overlap() for every chunk after the
-// first, each match of the whole file is owned by exactly one chunk and
-// seen whole there: a chunk leaves the matches that end in its last
-// MaxWindow bytes to the next chunk (they may be cut short, or rely on \z
-// holding at the buffer's end), and the next chunk, which sees them whole,
-// leaves those that end in the first prefix-MaxWindow bytes of its own
-// buffer to the one before.
+// buffer ends the file. It is the ownership rule that package scan states,
+// with its proof, in chunk.go, for callers that chunk files themselves.
 func (d *Detector) Owns(end, prefix, size int, final bool) bool {
 	lo := max(0, prefix-d.maxWindow)
 	hi := size

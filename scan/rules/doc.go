@@ -240,15 +240,14 @@
 // # Chunks
 //
 // Scan treats data as a whole fragment: \z matches at its end and lines
-// are cut at its edges. A caller that splits a file into chunks carries
-// Overlap() bytes (twice MaxWindow, the bound on a match's length) from
-// one chunk's buffer into the next and keeps the matches that Owns
-// assigns to each chunk: a chunk leaves the matches ending in its last
-// MaxWindow bytes to the next one, which sees them whole, unless it ends
-// the file. Dropping only the matches that end in the carried prefix is
-// not enough: a match cut short by a chunk's end, or one that relied on \z
-// holding there, would be reported by both chunks. TestChunkedScanEqualsWholeScan
-// checks that chunked and whole scans agree for random chunk sizes. Lines
+// are cut at its edges. A match depends only on the bytes within
+// MaxWindow of it, so a caller can split a file into chunks and still get
+// the whole file's matches, each once: it carries Overlap() bytes from one
+// chunk's buffer into the next and keeps the matches that Owns assigns to
+// each chunk. The rule, and why it reports every match exactly once, are
+// package scan's (chunk.go), whose engine applies it; Owns is that rule
+// for other callers, and TestChunkedScanEqualsWholeScan checks chunked and
+// whole scans against each other for random chunk sizes. Lines
 // longer than the overlap lose context for inline allows and regexTarget
 // = "line"; a rule that falls back to the whole buffer because its keyword
 // is not in its regex sees the keyword gate per chunk, as gitleaks sees it
@@ -365,27 +364,31 @@
 //
 // Settings.GitleaksDecoding, which the gitleaks drop-in commands set,
 // decodes exactly as gitleaks does: its four kinds only, so that its
-// candidates and what they consume are gitleaks' own, and a finding
-// reported again at each depth where it touches text decoded at that
-// depth, as gitleaks reports it. Otherwise a finding is reported once per
-// rule, place and secret, and one that owes to an escape or an HTML
-// reference must lie on one line: decoded markup must not join a line to
-// the next into a match nobody wrote.
+// candidates and what they consume are gitleaks' own; runs of encoded text
+// up to 96 KiB (gitleaks decodes an 88 KB base64 line of a real history);
+// and a finding reported again at each depth where it touches text decoded
+// at that depth, as gitleaks reports it. Otherwise a finding is reported
+// once per rule, place and secret, one that owes to an escape or an HTML
+// reference must lie on one line (decoded markup must not join a line to
+// the next into a match nobody wrote), and runs up to 8 KiB are decoded.
 //
 // gitleaks substitutes the decoded text into the whole fragment and scans
 // all of it again at each depth; Scan scans regions instead, each decoded
 // segment with 512 bytes on either side (nearby segments share a region),
 // so a buffer with one decodable string is not scanned twice. A finding
 // spans at least its encoded segment, so it ends at or after the
-// segment's end; encoded text longer than 96 KiB is not decoded (an
-// absolute budget; gitleaks has none), and what decides a decoded finding
-// lies within 96.5 KiB before its end and 512 bytes after it. Decoding
-// raises MaxWindow to 97 KiB, so the chunk that owns a decoded finding sees
-// its segment and context whole and a chunk that sees it cut does not own
-// it: an encoded string across a chunk boundary is found once
-// (TestChunkedDecodingEqualsWholeScan, TestLongRunsAreDecodedWithinTheBudget).
-// Objects that fit in one chunk (256 KiB) pay nothing for the window; a
-// larger one carries twice the window from chunk to chunk.
+// segment's end; encoded text longer than the budget (8 or 96 KiB) is not
+// decoded, and what decides a decoded finding lies within the budget and
+// 512 bytes before its end and 512 bytes after it. Decoding raises
+// MaxWindow to cover that (16 KiB, or 97 KiB), so the chunk that owns a
+// decoded finding sees its segment and context whole and a chunk that sees
+// it cut does not own it: an encoded string across a chunk boundary is
+// found once (TestChunkedDecodingEqualsWholeScan,
+// TestLongRunsAreDecodedWithinTheBudget). Objects that fit in one chunk
+// (256 KiB) pay nothing for the window; a larger one carries twice the
+// window from chunk to chunk, which for the larger budget costs a 64 MiB
+// file about 1.5 times the instructions (BENCHMARKS.md): the reason the
+// budgets differ.
 //
 // Cost. The search for encoded text reads every byte: eight bytes at a
 // time, classified by table lookups without a branch, stopping only at a
@@ -405,8 +408,8 @@
 //
 // # Not done
 //
-// A run of encoded text longer than 96 KiB (a large file base64-encoded on
-// one line) is not decoded: gitleaks decodes it. Its wrapped form (base64
+// A run of encoded text longer than the budget (a large file base64-encoded
+// on one line) is not decoded: gitleaks decodes it. Its wrapped form (base64
 // at 76 columns, as most tools write it) is decoded line by line. The
 // keyword gate of a decoded region sees the region, not the whole buffer:
 // a rule whose keyword lies more than 512 bytes from the encoded text is

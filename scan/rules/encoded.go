@@ -54,6 +54,31 @@ const (
 	allKinds      = gitleaksKinds | encEscape | encHTML
 )
 
+// encodings is what a detector decodes: the kinds it looks for, and the
+// longest encoded text it decodes (longer runs are found, so that they
+// consume their bytes and win overlaps as gitleaks' candidates do, but not
+// decoded). The bound is an absolute budget where gitleaks has none, and
+// it is what keeps chunked scans exact: the detector's window covers a
+// whole segment and its context (decoded.go), and every byte of that
+// window is carried from chunk to chunk. So the two settings differ:
+//
+//   - spindleEncodings, spindle scan's: every kind, runs up to 8 KiB, a
+//     window of 16 KiB, as for the rules alone.
+//   - gitleaksEncodings, the drop-ins': gitleaks' kinds, runs up to 96 KiB,
+//     which takes in the long runs met in real histories (an 88 KB base64
+//     line holding a secret gitleaks reports), at the price of a 97 KiB
+//     window: a file larger than one chunk (256 KiB) is scanned with about
+//     1.6 times the bytes (callgrind, BENCHMARKS.md).
+type encodings struct {
+	kinds      encKind
+	maxSegment int
+}
+
+var (
+	spindleEncodings  = encodings{kinds: allKinds, maxSegment: 8 << 10}
+	gitleaksEncodings = encodings{kinds: gitleaksKinds, maxSegment: 96 << 10}
+)
+
 // precedence orders the kinds as gitleaks' alternation does: a higher
 // value wins an overlap.
 func (k encKind) precedence() int {
@@ -73,15 +98,8 @@ func (k encKind) precedence() int {
 }
 
 const (
-	// maxSegment is the longest encoded text decoded, in bytes: an
-	// absolute budget, where gitleaks has none. Longer runs (a megabyte of
-	// base64 on one line) are not decoded. The bound is what keeps chunked
-	// scans exact (see decoded.go): the detector's window covers a whole
-	// segment and its context. 96 KiB takes in the long runs met in real
-	// histories (an 88 KB base64 line of a secret gitleaks reports).
-	maxSegment = 96 << 10
-	minBase64  = 16
-	minHex     = 32
+	minBase64 = 16
+	minHex    = 32
 	// minOwnDecoded is the shortest decoded text of the kinds gitleaks
 	// does not decode (escape, html).
 	minOwnDecoded = 8
@@ -152,9 +170,9 @@ func isHex4(b []byte) bool {
 
 func printable(c byte) bool { return '\t' <= c && c < 0x7f }
 
-// findCandidates appends the encoded candidates of the given kinds in
+// findCandidates appends the encoded candidates of en's kinds in
 // data[lo:hi] to out, in order, with gitleaks' overlap rule applied.
-// Candidates longer than maxSegment are found (they still consume their
+// Candidates longer than en.maxSegment are found (they still consume their
 // bytes and win overlaps) but marked with kind 0, not to be decoded.
 //
 // It gives what trying every kind at every position gives (the regex's
@@ -168,7 +186,7 @@ func printable(c byte) bool { return '\t' <= c && c < 0x7f }
 // enough, is the next candidate) or holds a marker (each is tried where
 // it stands). A "U" may lie inside a long run that the regex would match
 // from the run's start; the run around it is grown first.
-func findCandidates(data []byte, lo, hi int, out []segment, kinds encKind) []segment {
+func (en encodings) findCandidates(data []byte, lo, hi int, out []segment) []segment {
 	first := len(out)
 	p := lo    // where the search goes on
 	from := lo // where the last candidate ended: runs are grown back to it
@@ -215,7 +233,7 @@ next:
 					continue next
 				}
 			}
-			if kind, e := startAt(data, j, hi, kinds); e > j {
+			if kind, e := en.startAt(data, j, hi); e > j {
 				out = append(out, segment{lo: j, hi: e, kind: kind})
 				p, from = e, e
 				continue next
@@ -223,7 +241,7 @@ next:
 		}
 		p = end
 	}
-	return overlapRule(out, first)
+	return overlapRule(out, first, en.maxSegment)
 }
 
 // longRun grows the run of base64 characters around data[x] (not before
@@ -255,9 +273,10 @@ func longRun(data []byte, p, x, hi int) (segment, bool) {
 }
 
 // overlapRule applies gitleaks' overlap rule to out[first:] and marks the
-// candidates too long to decode: a candidate touching its neighbour of a
-// higher precedence is dropped (neighbours in the list; touching counts).
-func overlapRule(out []segment, first int) []segment {
+// candidates longer than maxSegment, not to be decoded: a candidate
+// touching its neighbour of a higher precedence is dropped (neighbours in
+// the list; touching counts).
+func overlapRule(out []segment, first, maxSegment int) []segment {
 	cands := out[first:]
 	keep := first
 	for i, m := range cands {
@@ -283,14 +302,15 @@ func overlapRule(out []segment, first int) []segment {
 	return out
 }
 
-// startAt tries the kinds (of those given) that begin with a marker byte
+// startAt tries the kinds (of en's) that begin with a marker byte
 // (% \ & U) at data[p], in precedence order, and returns the kind and end
 // of the first that matches; end == p if none does.
-func startAt(data []byte, p, hi int, kinds encKind) (encKind, int) {
+func (en encodings) startAt(data []byte, p, hi int) (encKind, int) {
+	kinds := en.kinds
 	switch data[p] {
 	case '%':
 		if p+3 <= hi && isHex2(data[p+1:]) {
-			return encPercent, lastOnLine(data, p, hi, percentAt)
+			return encPercent, lastOnLine(data, p, hi, percentAt, en.maxSegment)
 		}
 	case '\\':
 		if end := escapeRun(data, p, hi, 'u', 4); end > p {
@@ -301,7 +321,7 @@ func startAt(data []byte, p, hi int, kinds encKind) (encKind, int) {
 		}
 	case '&':
 		if kinds&encHTML != 0 && entityAt(data, p, hi) > 0 {
-			return encHTML, lastOnLine(data, p, hi, entityAt)
+			return encHTML, lastOnLine(data, p, hi, entityAt, en.maxSegment)
 		}
 	case 'U':
 		if end := codePointRun(data, p, hi); end > p {
@@ -326,7 +346,7 @@ func percentAt(data []byte, p, hi int) int {
 // lastOnLine returns the end of the last token (as at reports them) that
 // starts on data[p]'s line and ends within maxSegment+1 bytes of p, given
 // that one starts at p: gitleaks' greedy "X(?:.*X)?".
-func lastOnLine(data []byte, p, hi int, at func([]byte, int, int) int) int {
+func lastOnLine(data []byte, p, hi int, at func([]byte, int, int) int, maxSegment int) int {
 	end := p + at(data, p, hi)
 	limit := min(hi, p+maxSegment+1)
 	for i := end; i < limit && data[i] != '\n'; i++ {

@@ -100,9 +100,10 @@ func TestMarkupNeverMakesAMatchAcrossLines(t *testing.T) {
 	}
 }
 
-// TestLongRunsAreDecodedWithinTheBudget: a secret in base64 on one line of
-// 88 KB (gitleaks decodes it) is found, in a whole scan and in a chunked
-// one at every chunk size; a run longer than the budget is not decoded.
+// TestLongRunsAreDecodedWithinTheBudget: decoding as gitleaks does, a
+// secret in base64 on one line of 88 KB (gitleaks decodes it) is found, in
+// a whole scan and in a chunked one at every chunk size; a run longer than
+// the budget is not decoded, nor is this one by spindle's own decoding.
 func TestLongRunsAreDecodedWithinTheBudget(t *testing.T) {
 	filler := make([]byte, 66_000)
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -111,12 +112,12 @@ func TestLongRunsAreDecodedWithinTheBudget(t *testing.T) {
 	}
 	inner := string(filler[:33_000]) + " AKIAQYLPMN5HHHFPZAM2 " + string(filler[33_000:])
 	enc := base64.StdEncoding.EncodeToString([]byte(inner))
-	if len(enc) < 88_000 || len(enc) > maxSegment {
+	if len(enc) < 88_000 || len(enc) > gitleaksEncodings.maxSegment {
 		t.Fatalf("the run is %d bytes", len(enc))
 	}
 	head := strings.Repeat("preamble line\n", 20_000)
 	file := head + "data: " + enc + "\n" + strings.Repeat("trailer line\n", 20_000)
-	for _, set := range []Settings{{}, {GitleaksDecoding: true}} {
+	for _, set := range []Settings{{GitleaksDecoding: true}} {
 		d := decodeDetector(t, set)
 		whole := scanKeys(d, nil, file)
 		if len(whole) != 1 || whole[0].secret != "AKIAQYLPMN5HHHFPZAM2" || whole[0].start != len(head)+6 {
@@ -132,8 +133,12 @@ func TestLongRunsAreDecodedWithinTheBudget(t *testing.T) {
 			}
 		}
 	}
-	over := strings.Repeat("x", maxSegment) + " AKIAQYLPMN5HHHFPZAM2 "
-	if got := scanKeys(decodeDetector(t, Settings{}), nil, "data: "+b64s(over)+"\n"); len(got) != 0 {
+	over := strings.Repeat("x", gitleaksEncodings.maxSegment) + " AKIAQYLPMN5HHHFPZAM2 "
+	if got := scanKeys(decodeDetector(t, Settings{GitleaksDecoding: true}), nil, "data: "+b64s(over)+"\n"); len(got) != 0 {
 		t.Errorf("a run over the budget was decoded: %+v", got)
+	}
+	// spindle's own decoding keeps the smaller budget (and window).
+	if got := scanKeys(decodeDetector(t, Settings{}), nil, file); len(got) != 0 {
+		t.Errorf("spindle's decoding decoded a run of %d bytes: %+v", len(enc), got)
 	}
 }

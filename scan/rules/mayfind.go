@@ -31,7 +31,7 @@ func (s *Scratch) MayFind(path string, data []byte) bool {
 			return true
 		}
 	}
-	if d.decodeDepth > 0 && len(findCandidates(data, 0, len(data), nil, d.decodeKinds)) > 0 {
+	if d.decodeDepth > 0 && len(d.enc.findCandidates(data, 0, len(data), nil)) > 0 {
 		return true
 	}
 	return false

@@ -327,11 +327,14 @@ func TestMaxWindowCoversTheLongestBoundedMatch(t *testing.T) {
 	if w := mustDetectorWith(t, "[[rules]]\nid = 'l'\nregex = '''x"+strings.Repeat("[a-z]{1000}", 9)+"'''\n", noDecoding).MaxWindow(); w != 9001 {
 		t.Errorf("a 9001-byte rule: %d", w)
 	}
-	if w := mustDetector(t, tokRule).MaxWindow(); w != decodeWindow || w < maxSegment+decodeContext {
-		t.Errorf("short rules, decoding: %d, want %d, a whole segment and its context (decoded findings reach further)", w, decodeWindow)
+	if w := mustDetector(t, tokRule).MaxWindow(); w != 16<<10 || w < spindleEncodings.maxSegment+decodeContext {
+		t.Errorf("short rules, decoding: %d, want 16 KiB, a whole segment and its context (decoded findings reach further)", w)
 	}
-	if w := mustDetector(t, "[[rules]]\nid = 'u'\nregex = '''x[a-z]+'''\n").MaxWindow(); w != decodeWindow {
-		t.Errorf("an unbounded rule: %d, want %d", w, decodeWindow)
+	if w := mustDetectorWith(t, tokRule, Settings{GitleaksDecoding: true}).MaxWindow(); w != gitleaksEncodings.window() || w < gitleaksEncodings.maxSegment+decodeContext {
+		t.Errorf("short rules, gitleaks' decoding: %d, want %d", w, gitleaksEncodings.window())
+	}
+	if w := mustDetector(t, "[[rules]]\nid = 'u'\nregex = '''x[a-z]+'''\n").MaxWindow(); w != 16<<10 {
+		t.Errorf("an unbounded rule: %d, want 16 KiB", w)
 	}
 }
 
