@@ -1,7 +1,6 @@
 package git
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,12 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/spindle-go/spindle/scan"
 	"github.com/spindle-go/spindle/scan/git/internal/histgen"
-	"github.com/spindle-go/spindle/scan/report"
 	"github.com/spindle-go/spindle/scan/rules"
 )
 
@@ -98,28 +95,7 @@ func spindleFindings(t *testing.T, config, repo string) (found, merges []key) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	_, err = Scan(context.Background(), repo, Options{}, scan.Options{
-		Detector: scan.Rules(det),
-		// gitleaks git opens no archives and decodes as its default
-		// says; the comparison keeps archives closed on both sides.
-		ArchiveDepth: scan.NoArchives,
-		OnFinding: func(f report.Finding) {
-			k := key{f.Commit, f.File, f.Line, f.RuleID, f.Secret}
-			mu.Lock()
-			defer mu.Unlock()
-			if slices.Contains(f.Tags, report.TagMerge) {
-				merges = append(merges, k)
-			} else {
-				found = append(found, k)
-			}
-		},
-		OnWarning: func(w scan.Warning) { t.Logf("warning: %v", w) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sortKeys(found), sortKeys(merges)
+	return historyKeys(t, scan.Rules(det), repo, Options{})
 }
 
 func diffKeys(a, b []key) (onlyA, onlyB []key) {

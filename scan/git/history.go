@@ -126,14 +126,21 @@ func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (S
 	st.Changes = changes
 	st.Pairs = int64(len(h.units))
 
-	sc, err := h.scanUnits(ctx)
+	err = h.scanUnits(ctx, &st)
+	return st, err
+}
+
+// scanUnits diffs the units and scans their fragments on the engine, and
+// fills in what it counted.
+func (h *history) scanUnits(ctx context.Context, st *Stats) error {
+	sc, err := h.scanFragments(ctx)
 	st.Stats = sc
 	st.Diffed, st.Quiet, st.Binary, st.Unreadable = h.diffed.Load(), h.quiet.Load(), h.binary.Load(), h.unreadable.Load()
 	st.Fragments, st.BlobBytes = h.fragments.Load(), h.blobBytes.Load()
 	st.LineDiff = time.Duration(h.lineDiff.Load())
 	st.Warnings += h.lost.Load()
 	st.Lost += h.lost.Load()
-	return st, err
+	return err
 }
 
 // warn passes a warning of the history itself (not of one object's

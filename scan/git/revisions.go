@@ -141,7 +141,7 @@ func parseSelection(opts Options, now time.Time) (*selection, error) {
 			s.refFamilies = append(s.refFamilies, refFamily{prefix: prefix, glob: value, not: not})
 		case "--not":
 			not = !not
-		case "--since", "--after", "--since-as-filter":
+		case "--since", "--after", "--since-as-filter", "--until", "--before":
 			v, err := next()
 			if err != nil {
 				return nil, err
@@ -150,17 +150,11 @@ func parseSelection(opts Options, now time.Time) (*selection, error) {
 			if err != nil {
 				return nil, fmt.Errorf("git: --log-opts %s: %w", name, err)
 			}
-			s.since = t
-		case "--until", "--before":
-			v, err := next()
-			if err != nil {
-				return nil, err
+			if name == "--until" || name == "--before" {
+				s.until = t
+			} else {
+				s.since = t
 			}
-			t, err := parseDate(v, now)
-			if err != nil {
-				return nil, fmt.Errorf("git: --log-opts %s: %w", name, err)
-			}
-			s.until = t
 		case "--no-merges":
 			s.noMerges = true
 		case "--merges":

@@ -29,8 +29,8 @@ const unitBatch = 16
 // binary to git's diff, whatever its content.
 const bigFile = 512 << 20
 
-// scanUnits diffs the units and scans their fragments on the engine.
-func (h *history) scanUnits(ctx context.Context) (scan.Stats, error) {
+// scanFragments diffs the units and scans their fragments on the engine.
+func (h *history) scanFragments(ctx context.Context) (scan.Stats, error) {
 	opts := h.sopts
 	opts.NoGitleaksIgnore = true // the repository's was loaded into Ignore
 	opts.Shard = scan.Shard{}    // the commits are this shard's already

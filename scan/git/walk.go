@@ -326,24 +326,14 @@ func (w *walker) tips() (include, exclude []odb.ID, err error) {
 	}
 	for _, r := range w.sel.revs {
 		switch {
-		case strings.Contains(r.expr, "..."):
-			a, b, _ := strings.Cut(r.expr, "...")
-			ia, err := w.resolve(orHead(a))
-			if err != nil {
-				return nil, nil, err
-			}
-			ib, err := w.resolve(orHead(b))
-			if err != nil {
-				return nil, nil, err
-			}
-			common, err := w.commonHistory(ia, ib)
-			if err != nil {
-				return nil, nil, err
-			}
-			include = append(include, ia, ib)
-			exclude = append(exclude, common...)
 		case strings.Contains(r.expr, ".."):
-			a, b, _ := strings.Cut(r.expr, "..")
+			// A..B (B's history less A's) and A...B (the history of either
+			// but not of both); an empty side is HEAD.
+			sep := ".."
+			if strings.Contains(r.expr, "...") {
+				sep = "..."
+			}
+			a, b, _ := strings.Cut(r.expr, sep)
 			ia, err := w.resolve(orHead(a))
 			if err != nil {
 				return nil, nil, err
@@ -352,11 +342,19 @@ func (w *walker) tips() (include, exclude []odb.ID, err error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			if r.not {
-				ia, ib = ib, ia
+			switch {
+			case sep == "...":
+				common, err := w.commonHistory(ia, ib)
+				if err != nil {
+					return nil, nil, err
+				}
+				include = append(include, ia, ib)
+				exclude = append(exclude, common...)
+			case r.not:
+				include, exclude = append(include, ia), append(exclude, ib)
+			default:
+				include, exclude = append(include, ib), append(exclude, ia)
 			}
-			include = append(include, ib)
-			exclude = append(exclude, ia)
 		case strings.HasSuffix(r.expr, "^@") || strings.HasSuffix(r.expr, "^!"):
 			id, err := w.resolve(r.expr[:len(r.expr)-2])
 			if err != nil {

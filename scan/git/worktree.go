@@ -95,13 +95,7 @@ func scanWorktree(ctx context.Context, path string, sopts scan.Options, staged b
 			oldMode: fc.oldMode, newMode: fc.newMode}, commits: []int32{0}})
 	}
 	st.Commits, st.Changes, st.Pairs = 1, int64(len(h.units)), int64(len(h.units))
-	sc, err := h.scanUnits(ctx)
-	st.Stats = sc
-	st.Diffed, st.Quiet, st.Binary, st.Unreadable = h.diffed.Load(), h.quiet.Load(), h.binary.Load(), h.unreadable.Load()
-	st.Fragments, st.BlobBytes = h.fragments.Load(), h.blobBytes.Load()
-	st.LineDiff = time.Duration(h.lineDiff.Load())
-	st.Warnings += h.lost.Load()
-	st.Lost += h.lost.Load()
+	err = h.scanUnits(ctx, &st)
 	return st, err
 }
 

@@ -86,31 +86,57 @@ func headerLines(data []byte, fn func(key, value []byte) error) ([]byte, error) 
 	return nil, nil
 }
 
+// commitLinks collects the tree and parent lines of a commit's headers.
+type commitLinks struct {
+	tree     ID
+	parents  []ID
+	seenTree bool
+}
+
+// header takes one header line; it reports whether the key was one of
+// its own.
+func (l *commitLinks) header(key, value []byte) (bool, error) {
+	switch string(key) {
+	case "tree":
+		if l.seenTree {
+			return true, fmt.Errorf("%w: two tree lines", errCommit)
+		}
+		id, err := ParseID(string(value))
+		if err != nil {
+			return true, fmt.Errorf("%w: tree: %w", errCommit, err)
+		}
+		l.tree, l.seenTree = id, true
+		return true, nil
+	case "parent":
+		id, err := ParseID(string(value))
+		if err != nil {
+			return true, fmt.Errorf("%w: parent: %w", errCommit, err)
+		}
+		l.parents = append(l.parents, id)
+		return true, nil
+	}
+	return false, nil
+}
+
+// done checks that there was a tree line.
+func (l *commitLinks) done() error {
+	if !l.seenTree {
+		return fmt.Errorf("%w: no tree line", errCommit)
+	}
+	return nil
+}
+
 // ParseCommitLinks reads what a history walk needs of a commit, and
 // nothing else: its tree, its parents (appended to parents) and the
 // committer's time in seconds (0 if unreadable), without copying the
 // message or the identities.
 func ParseCommitLinks(data []byte, parents []ID) (tree ID, ps []ID, when int64, err error) {
-	seenTree := false
-	ps = parents
+	l := commitLinks{parents: parents}
 	_, err = headerLines(data, func(key, value []byte) error {
-		switch string(key) {
-		case "tree":
-			if seenTree {
-				return fmt.Errorf("%w: two tree lines", errCommit)
-			}
-			id, err := ParseID(string(value))
-			if err != nil {
-				return fmt.Errorf("%w: tree: %w", errCommit, err)
-			}
-			tree, seenTree = id, true
-		case "parent":
-			id, err := ParseID(string(value))
-			if err != nil {
-				return fmt.Errorf("%w: parent: %w", errCommit, err)
-			}
-			ps = append(ps, id)
-		case "committer":
+		if ok, err := l.header(key, value); ok {
+			return err
+		}
+		if string(key) == "committer" {
 			if gt := bytes.LastIndexByte(value, '>'); gt >= 0 {
 				if t := parseGitDate(value[gt+1:]); !t.IsZero() {
 					when = t.Unix()
@@ -119,10 +145,10 @@ func ParseCommitLinks(data []byte, parents []ID) (tree ID, ps []ID, when int64, 
 		}
 		return nil
 	})
-	if err == nil && !seenTree {
-		err = fmt.Errorf("%w: no tree line", errCommit)
+	if err == nil {
+		err = l.done()
 	}
-	return tree, ps, when, err
+	return l.tree, l.parents, when, err
 }
 
 // ParseCommit parses a commit object's content.
@@ -133,24 +159,12 @@ func ParseCommit(data []byte) (*Commit, error) { return ParseCommitLimit(data, -
 // so that a commit made to be huge costs no more than its read.
 func ParseCommitLimit(data []byte, limit int) (*Commit, error) {
 	c := &Commit{}
-	seenTree := false
+	var l commitLinks
 	msg, err := headerLines(data, func(key, value []byte) error {
+		if ok, err := l.header(key, value); ok {
+			return err
+		}
 		switch string(key) {
-		case "tree":
-			if seenTree {
-				return fmt.Errorf("%w: two tree lines", errCommit)
-			}
-			id, err := ParseID(string(value))
-			if err != nil {
-				return fmt.Errorf("%w: tree: %w", errCommit, err)
-			}
-			c.Tree, seenTree = id, true
-		case "parent":
-			id, err := ParseID(string(value))
-			if err != nil {
-				return fmt.Errorf("%w: parent: %w", errCommit, err)
-			}
-			c.Parents = append(c.Parents, id)
 		case "author":
 			c.Author = parseSignature(value, limit)
 		case "committer":
@@ -160,12 +174,13 @@ func ParseCommitLimit(data []byte, limit int) (*Commit, error) {
 		}
 		return nil
 	})
+	if err == nil {
+		err = l.done()
+	}
 	if err != nil {
 		return nil, err
 	}
-	if !seenTree {
-		return nil, fmt.Errorf("%w: no tree line", errCommit)
-	}
+	c.Tree, c.Parents = l.tree, l.parents
 	if limit >= 0 && len(msg) > limit {
 		msg = msg[:limit]
 	}

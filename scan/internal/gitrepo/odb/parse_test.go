@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -222,6 +223,35 @@ func TestParseTreeRejects(t *testing.T) {
 	} {
 		if _, err := ParseTree([]byte(in)); err == nil {
 			t.Errorf("%q parsed", in)
+		}
+	}
+}
+
+// TestParseCommitLinksAgrees: ParseCommitLinks gives the tree, parents and
+// committer time ParseCommit gives, and the same errors.
+func TestParseCommitLinksAgrees(t *testing.T) {
+	for _, c := range []string{
+		"tree " + strings.Repeat("a", 40) + "\nparent " + strings.Repeat("b", 40) + "\nparent " + strings.Repeat("c", 40) +
+			"\nauthor A <a@x> 1700000000 +0100\ncommitter C <c@x> 1700000500 -0200\n\nmsg\n",
+		"tree " + strings.Repeat("a", 40) + "\ncommitter no date\n\n",
+		"parent " + strings.Repeat("b", 40) + "\n\nno tree\n",
+		"tree " + strings.Repeat("a", 40) + "\ntree " + strings.Repeat("a", 40) + "\n\ntwo trees\n",
+		"tree " + strings.Repeat("a", 40) + "\nparent nothex\n\n",
+	} {
+		full, ferr := ParseCommit([]byte(c))
+		tree, parents, when, lerr := ParseCommitLinks([]byte(c), nil)
+		if (ferr == nil) != (lerr == nil) {
+			t.Fatalf("%q: ParseCommit %v, ParseCommitLinks %v", c, ferr, lerr)
+		}
+		if ferr != nil {
+			continue
+		}
+		var want int64
+		if !full.Committer.When.IsZero() {
+			want = full.Committer.When.Unix()
+		}
+		if tree != full.Tree || !slices.Equal(parents, full.Parents) || when != want {
+			t.Errorf("%q: links %v %v %d, commit %v %v %d", c, tree, parents, when, full.Tree, full.Parents, want)
 		}
 	}
 }
