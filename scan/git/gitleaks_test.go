@@ -53,6 +53,15 @@ type key struct {
 	Commit, File string
 	Line         int
 	Rule, Secret string
+	Tags         string // sorted, joined: decoding's tags tell repeats apart
+}
+
+// tagsOf is a finding's tags as a key holds them, without spindle's own
+// merge tag (compared separately).
+func tagsOf(tags []string) string {
+	t := slices.Clone(tags)
+	slices.Sort(t)
+	return strings.Join(t, ",")
 }
 
 func gitleaksFindings(t *testing.T, bin, config, repo string) []key {
@@ -69,13 +78,14 @@ func gitleaksFindings(t *testing.T, bin, config, repo string) []key {
 	var fs []struct {
 		Commit, File, RuleID, Secret string
 		StartLine                    int
+		Tags                         []string
 	}
 	if err := json.Unmarshal(data, &fs); err != nil {
 		t.Fatal(err)
 	}
 	keys := make([]key, len(fs))
 	for i, f := range fs {
-		keys[i] = key{f.Commit, f.File, f.StartLine, f.RuleID, f.Secret}
+		keys[i] = key{f.Commit, f.File, f.StartLine, f.RuleID, f.Secret, tagsOf(f.Tags)}
 	}
 	return sortKeys(keys)
 }
@@ -91,7 +101,7 @@ func spindleFindings(t *testing.T, config, repo string) (found, merges []key) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	det, err := rules.Compile(cfg)
+	det, err := rules.CompileWith(cfg, rules.Settings{GitleaksDecoding: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,17 +109,24 @@ func spindleFindings(t *testing.T, config, repo string) (found, merges []key) {
 }
 
 func diffKeys(a, b []key) (onlyA, onlyB []key) {
+	// As multisets: a finding reported twice (gitleaks repeats a decoded
+	// one at depth 2) must be reported twice.
+	count := map[key]int{}
 	for _, k := range a {
-		if !slices.Contains(b, k) {
-			onlyA = append(onlyA, k)
-		}
+		count[k]++
 	}
 	for _, k := range b {
-		if !slices.Contains(a, k) {
+		count[k]--
+	}
+	for k, n := range count {
+		for ; n > 0; n-- {
+			onlyA = append(onlyA, k)
+		}
+		for ; n < 0; n++ {
 			onlyB = append(onlyB, k)
 		}
 	}
-	return onlyA, onlyB
+	return sortKeys(onlyA), sortKeys(onlyB)
 }
 
 // TestSameFindingsAsGitleaks compares `spindle git` with `gitleaks git`,

@@ -221,7 +221,9 @@ func parityDetector(t testing.TB) (scan.Detector, string) {
 	if err != nil {
 		t.Skipf("gitleaks' default config: %v", err)
 	}
-	det, err := rules.Compile(cfg)
+	// Decoding as gitleaks decodes (its kinds only), as the drop-in
+	// spindle git does.
+	det, err := rules.CompileWith(cfg, rules.Settings{GitleaksDecoding: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,10 +267,11 @@ func historyKeys(t *testing.T, det scan.Detector, dir string, opts Options) (fou
 	_, err := Scan(context.Background(), dir, opts, scan.Options{
 		Detector: det, ArchiveDepth: scan.NoArchives, Workers: 2,
 		OnFinding: func(f report.Finding) {
-			k := key{f.Commit, f.File, f.Line, f.RuleID, f.Secret}
+			merge := slices.Contains(f.Tags, report.TagMerge)
+			k := key{f.Commit, f.File, f.Line, f.RuleID, f.Secret, tagsOf(slices.DeleteFunc(slices.Clone(f.Tags), func(t string) bool { return t == report.TagMerge }))}
 			mu.Lock()
 			defer mu.Unlock()
-			if slices.Contains(f.Tags, report.TagMerge) {
+			if merge {
 				merges = append(merges, k)
 			} else {
 				found = append(found, k)
@@ -308,7 +311,7 @@ func referenceFindings(t *testing.T, det scan.Detector, dir string, logOpts ...s
 	_, err = scan.ScanSources(context.Background(), scan.Options{Detector: det, ArchiveDepth: scan.NoArchives,
 		OnFinding: func(f report.Finding) {
 			mu.Lock()
-			keys = append(keys, key{f.Commit, f.File, f.Line, f.RuleID, f.Secret})
+			keys = append(keys, key{f.Commit, f.File, f.Line, f.RuleID, f.Secret, tagsOf(f.Tags)})
 			mu.Unlock()
 		}}, src)
 	if err != nil {
