@@ -134,6 +134,9 @@ func (p *Pool) acquire() *Task {
 	// a Call shorter than that never pays for a promotion.
 	t.resetClock()
 	t.lastBeat = t.lastCheck
+	if tracing {
+		traceCall(t, true)
+	}
 	return t
 }
 
@@ -143,6 +146,9 @@ func (p *Pool) acquire() *Task {
 // Task is clean for the next Call. The panic itself keeps going untouched,
 // with its original value and stack.
 func (p *Pool) release(t *Task) {
+	if tracing {
+		traceCall(t, false)
+	}
 	if t.depth() != 0 {
 		t.unwind(0)
 	}
@@ -176,6 +182,9 @@ func (p *Pool) work(t *Task) {
 			t.run(s)
 			p.mu.Lock()
 			continue
+		}
+		if tracing {
+			traceNothing(t)
 		}
 		// Drop references to user data before parking: the records keep
 		// the last fn and input of each depth alive otherwise.
@@ -234,6 +243,9 @@ func (p *Pool) unshareLocked(s shared) {
 			p.ready[i+n] = nil
 			p.ready = p.ready[:i+n]
 			s.head().status = statusLocal
+			if tracing {
+				traceWithdraw(s.head())
+			}
 			return
 		}
 	}
@@ -254,8 +266,14 @@ func (p *Pool) sleepLocked(t *Task) {
 	t.sleeping = true
 	p.sleepers = append(p.sleepers, t)
 	p.nsleep.Store(int32(len(p.sleepers)))
+	if tracing {
+		traceSleep(t, t.joining)
+	}
 	p.mu.Unlock()
 	<-t.wake
+	if tracing {
+		traceAwake(t)
+	}
 	p.mu.Lock()
 }
 
@@ -271,6 +289,9 @@ func (p *Pool) wakeLocked(t *Task) {
 			p.sleepers = p.sleepers[:last]
 			p.nsleep.Store(int32(last))
 			t.sleeping = false
+			if tracing {
+				traceWake(t)
+			}
 			t.wake <- struct{}{}
 			return
 		}
