@@ -38,6 +38,7 @@ var ErrClosed = errors.New("fork: Call on a closed Pool")
 type Pool struct {
 	heartbeat time.Duration
 	workers   int
+	spin      time.Duration // how long a sleeper polls before it parks
 
 	// nsleep mirrors len(sleepers) so that a heartbeat can see without taking
 	// mu that nobody would take an offered job. Written only under mu.
@@ -69,6 +70,7 @@ func NewPool(cfg Config) *Pool {
 	if p.heartbeat <= 0 {
 		p.heartbeat = DefaultHeartbeat
 	}
+	p.spin = min(spinBeats*p.heartbeat, maxSpin)
 	p.wg.Add(p.workers - 1)
 	for range p.workers - 1 {
 		go p.work(newTask(p))
@@ -260,8 +262,9 @@ func (p *Pool) completeLocked(h *header) {
 	}
 }
 
-// sleepLocked parks t until someone calls wakeLocked(t). It is called with
-// mu held and returns with mu held.
+// sleepLocked waits until someone calls wakeLocked(t): it polls for the
+// wake-up for a while, then parks (see await). It is called with mu held
+// and returns with mu held.
 func (p *Pool) sleepLocked(t *Task) {
 	t.sleeping = true
 	p.sleepers = append(p.sleepers, t)
@@ -270,11 +273,52 @@ func (p *Pool) sleepLocked(t *Task) {
 		traceSleep(t, t.joining)
 	}
 	p.mu.Unlock()
-	<-t.wake
+	t.await(p.spin)
 	if tracing {
 		traceAwake(t)
 	}
 	p.mu.Lock()
+}
+
+// An idle worker waits for work by polling its wake channel before it
+// parks on it. A parked goroutine is woken through the Go scheduler, and
+// once its thread has gone to sleep, through the kernel: a wake-up takes
+// microseconds, tens of them when the thread's processor has gone idle,
+// while a polling worker sees its token within a fraction of a
+// microsecond. It polls for spinBeats heartbeats (at most maxSpin): long
+// enough to be there for the next promotion, whether its Call goes on or
+// the next Call starts (whose first promotion comes a heartbeat, plus up
+// to a quarter heartbeat until the next clock read, after its start), and
+// short enough that an idle pool parks right after a burst.
+const (
+	spinBeats = 3
+	maxSpin   = time.Millisecond
+	// spinPolls is how many times the wake channel is read between two
+	// yields of the processor (runtime.Gosched, which lets other
+	// goroutines run when there are more workers than processors) and
+	// clock reads.
+	spinPolls = 64
+)
+
+// await returns once t's wake token has arrived: it polls the channel for
+// up to spin, then parks on it.
+func (t *Task) await(spin time.Duration) {
+	if spin > 0 && len(t.wake) == 0 {
+		deadline := clock() + spin
+	poll:
+		for {
+			for range spinPolls {
+				if len(t.wake) > 0 {
+					break poll
+				}
+			}
+			if clock() > deadline {
+				break
+			}
+			runtime.Gosched()
+		}
+	}
+	<-t.wake
 }
 
 // wakeLocked removes a sleeping t from sleepers and unparks it.

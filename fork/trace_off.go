@@ -17,4 +17,3 @@ func traceSleep(*Task, bool)            {}
 func traceAwake(*Task)                  {}
 func traceWake(*Task)                   {}
 func traceNothing(*Task)                {}
-func traceSpin(*Task, bool)             {}
