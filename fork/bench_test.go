@@ -14,7 +14,9 @@ import (
 //
 //	go test -run '^$' -bench 'TreeSum|For|Reduce' -count 5 ./fork
 //
-// ns/node and ns/elem are the figures to compare. Built with -tags
+// ns/node and ns/elem are the figures to compare. BenchmarkTreeSum names
+// its runs run=plain, run=1worker and run=2workers, so that
+// `benchstat -col /run` sets them side by side. Built with -tags
 // forktrace, BenchmarkTreeSum also logs the scheduler's trace of each pool
 // run (see traceTree): where the workers' time went.
 
@@ -42,7 +44,7 @@ func BenchmarkTreeSum(b *testing.B) {
 func benchTree(b *testing.B, size int) {
 	root := balanced(1, size)
 	want := sumSeq(root)
-	b.Run("sequential", func(b *testing.B) {
+	b.Run("run=plain", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			sink = sumSeq(root)
@@ -50,7 +52,11 @@ func benchTree(b *testing.B, size int) {
 		perItem(b, size, "ns/node")
 	})
 	for _, workers := range []int{1, 2} {
-		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+		run := "run=1worker"
+		if workers > 1 {
+			run = fmt.Sprintf("run=%dworkers", workers)
+		}
+		b.Run(run, func(b *testing.B) {
 			p := fork.NewPool(fork.Config{Workers: workers})
 			defer p.Close()
 			b.ReportAllocs()

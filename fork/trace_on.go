@@ -179,14 +179,11 @@ func analyze(events []traceEvent, beats map[*Task]*[nOutcomes]int, heartbeat tim
 	}
 	ws := map[*Task]*wstate{}
 	var order []*Task
-	get := func(t *Task, caller bool) *wstate {
+	callers := map[*Task]bool{}
+	get := func(t *Task) *wstate {
 		s := ws[t]
 		if s == nil {
-			name := fmt.Sprintf("worker %d", len(order))
-			if caller {
-				name = "caller"
-			}
-			s = &wstate{w: &traceWorker{Name: name}}
+			s = &wstate{w: &traceWorker{}}
 			ws[t] = s
 			order = append(order, t)
 		}
@@ -207,9 +204,10 @@ func analyze(events []traceEvent, beats map[*Task]*[nOutcomes]int, heartbeat tim
 			}
 		}
 		last = e.at
-		s := get(e.t, e.kind == evCallStart)
+		s := get(e.t)
 		switch e.kind {
 		case evCallStart:
+			callers[e.t] = true
 			inCall, callStart, firstDone = true, e.at, false
 			r.Calls++
 			s.nest++
@@ -274,11 +272,29 @@ func analyze(events []traceEvent, beats map[*Task]*[nOutcomes]int, heartbeat tim
 			r.PerBeat = append(r.PerBeat, e.n)
 		}
 	}
-	for _, t := range order {
-		if c := beats[t]; c != nil {
-			ws[t].w.Beats = *c
+	// Callers first, then the background workers in order of appearance.
+	slices.SortStableFunc(order, func(a, b *Task) int {
+		switch {
+		case callers[a] == callers[b]:
+			return 0
+		case callers[a]:
+			return -1
 		}
-		r.Workers = append(r.Workers, ws[t].w)
+		return 1
+	})
+	n := 0
+	for _, t := range order {
+		w := ws[t].w
+		if callers[t] {
+			w.Name = "caller"
+		} else {
+			n++
+			w.Name = fmt.Sprintf("worker %d", n)
+		}
+		if c := beats[t]; c != nil {
+			w.Beats = *c
+		}
+		r.Workers = append(r.Workers, w)
 	}
 	return r
 }
@@ -349,6 +365,11 @@ func (r *traceReport) String() string {
 		fmt.Fprintf(&b, " %6.2f %8.2f %12s %12s\n", float64(w.Jobs)/calls, float64(w.Nothing)/calls,
 			us(float64(median(w.Wakes))), us(float64(maxOf(w.Wakes))))
 	}
+	var busy time.Duration
+	for _, w := range r.Workers {
+		busy += w.Time[stBusy]
+	}
+	fmt.Fprintf(&b, "busy, all workers: %s per Call (compare with a Call on one worker: the work the scheduling added)\n", us(float64(busy)/calls))
 	fmt.Fprintf(&b, "promotions: %.2f offered per Call (%.2f withdrawn), %.2f per heartbeat of Call time; records per promoting clock read: mean %.2f, max %d\n",
 		float64(r.Offers)/calls, float64(r.Withdrawn)/calls,
 		float64(r.Offers)/(float64(r.CallTime)/float64(r.Heartbeat)), mean(r.PerBeat), maxOf(r.PerBeat))
