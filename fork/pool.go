@@ -298,13 +298,24 @@ const (
 	// goroutines run when there are more workers than processors) and
 	// clock reads.
 	spinPolls = 64
+	// maxPollGap is the longest a round of polls and a yield may take
+	// before the worker concludes it is losing its processor (see await).
+	maxPollGap = 20 * time.Microsecond
 )
 
 // await returns once t's wake token has arrived: it polls the channel for
 // up to spin, then parks on it.
+//
+// Polling pays only while the worker keeps its processor. When the clock
+// shows a gap of more than maxPollGap between two rounds of polls, the
+// worker was descheduled (the machine is busy with other processes) or
+// its processor ran other goroutines, and it parks at once: a polling
+// thread that the kernel has descheduled sees its token only at its next
+// time slice, while a parked one is woken when the token is sent.
 func (t *Task) await(spin time.Duration) {
 	if spin > 0 && len(t.wake) == 0 {
-		deadline := clock() + spin
+		last := clock()
+		deadline := last + spin
 	poll:
 		for {
 			for range spinPolls {
@@ -312,9 +323,11 @@ func (t *Task) await(spin time.Duration) {
 					break poll
 				}
 			}
-			if clock() > deadline {
+			now := clock()
+			if now > deadline || now-last > maxPollGap {
 				break
 			}
+			last = now
 			runtime.Gosched()
 		}
 	}
