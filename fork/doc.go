@@ -60,18 +60,23 @@
 // A worker with nothing to do (or a joiner whose job another worker runs
 // and that finds no other ready job) lists itself as idle and waits for a
 // token on its own channel: the worker that publishes a job, or finishes
-// the joiner's, removes it from the list and sends the token. It first
-// polls the channel, yielding the processor between polls
-// (runtime.Gosched, so that busy goroutines are not held up when there are
-// more workers than processors), and parks on the channel only after three
-// heartbeats (at most a millisecond) without a token. A parked goroutine
-// comes back only through the Go scheduler and, once its thread has gone
-// to sleep, the kernel: WAKEUP. Polling, the idle worker starts the job
-// within a microsecond of its promotion. Three heartbeats cover the wait for the next
-// promotion, whether the Call goes on or the next one starts (its first
-// promotion comes a heartbeat and up to a quarter heartbeat after its
-// start). There is no heartbeat goroutine, and an idle pool's workers park
-// three heartbeats after their last job, so an idle pool uses no CPU.
+// the joiner's, removes it from the list and sends the token. A parked
+// goroutine comes back through the Go scheduler and, once its thread has
+// gone to sleep, through the kernel; on the 2-core virtual machines this
+// package is measured on, that takes 100 to 200µs from the send to the
+// goroutine running (BenchmarkWakeUp), longer than a heartbeat and a tenth
+// of the whole 2^20-node benchmark tree. So an idle worker first polls its
+// channel, yielding the processor between rounds of polls (runtime.Gosched,
+// so that busy goroutines are not held up when there are more workers than
+// processors), and sees the token within a microsecond. It parks after two
+// heartbeats (at most a millisecond) without one, which covers the wait
+// for the next promotion, within a Call or at the start of the next; so an
+// idle pool's workers park two heartbeats after their last job, and an
+// idle pool uses no CPU. A polling worker that finds it has lost its
+// processor (more than 20µs between two rounds of polls: the machine is
+// busy with other processes, or other goroutines ran) parks at once, since
+// a thread the kernel has descheduled would see its token only at its next
+// time slice.
 //
 // # Records, and why no pointer into a stack is kept
 //
@@ -222,11 +227,13 @@
 // Blocking calls (I/O, locks, channel waits) inside a job stall its worker
 // the same way: this package is for CPU-bound work.
 //
-// The first heartbeat of a Call comes one Heartbeat after it starts: a
-// computation shorter than that runs on the caller alone, by design.
-// Workers idle for longer than three heartbeats have parked, so the first
-// job of a burst after a pause waits for a goroutine wake-up before it
-// runs elsewhere.
+// The first heartbeat of a Call comes half a Heartbeat after it starts, as
+// with Spice, whose heartbeat thread beats on a clock of its own and so
+// reaches a new computation half a heartbeat in on average: a computation
+// shorter than that runs on the caller alone, by design. Workers idle for
+// longer than two heartbeats have parked, so the first job of a burst after
+// a pause waits for a goroutine wake-up before it runs elsewhere; so does
+// every hand-off on a machine whose cores are busy with other processes.
 //
 // # Tracing
 //

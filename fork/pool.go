@@ -132,10 +132,11 @@ func (p *Pool) acquire() *Task {
 	if t == nil {
 		t = newTask(p)
 	}
-	// The first heartbeat of a Call comes one Heartbeat after it starts:
-	// a Call shorter than that never pays for a promotion.
+	// The first heartbeat of a Call comes half a Heartbeat after it starts
+	// (see the package doc): a Call shorter than that never pays for a
+	// promotion.
 	t.resetClock()
-	t.lastBeat = t.lastCheck
+	t.lastBeat = t.lastCheck - p.heartbeat/2
 	if tracing {
 		traceCall(t, true)
 	}
@@ -281,17 +282,15 @@ func (p *Pool) sleepLocked(t *Task) {
 }
 
 // An idle worker waits for work by polling its wake channel before it
-// parks on it. A parked goroutine is woken through the Go scheduler, and
-// once its thread has gone to sleep, through the kernel: a wake-up takes
-// microseconds, tens of them when the thread's processor has gone idle,
-// while a polling worker sees its token within a fraction of a
-// microsecond. It polls for spinBeats heartbeats (at most maxSpin): long
-// enough to be there for the next promotion, whether its Call goes on or
-// the next Call starts (whose first promotion comes a heartbeat, plus up
-// to a quarter heartbeat until the next clock read, after its start), and
-// short enough that an idle pool parks right after a burst.
+// parks on it (see the package doc and BenchmarkWakeUp). It polls for
+// spinBeats heartbeats (at most maxSpin): long enough to be there for the
+// next promotion, which comes within a heartbeat and a quarter (a busy
+// worker promotes at most once a heartbeat, at a clock read, which comes
+// every quarter heartbeat) or, when the next Call starts, half a heartbeat
+// and a quarter after its start; and short enough that an idle pool parks
+// right after a burst.
 const (
-	spinBeats = 3
+	spinBeats = 2
 	maxSpin   = time.Millisecond
 	// spinPolls is how many times the wake channel is read between two
 	// yields of the processor (runtime.Gosched, which lets other
