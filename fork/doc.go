@@ -57,25 +57,25 @@
 //
 // # Idle workers
 //
-// A worker with nothing to do (or a joiner whose job another worker runs
-// and that finds no other ready job) lists itself as idle and waits for a
-// token on its own channel: the worker that publishes a job, or finishes
-// the joiner's, removes it from the list and sends the token. A parked
-// goroutine comes back through the Go scheduler and, once its thread has
-// gone to sleep, through the kernel; on the 2-core virtual machines this
-// package is measured on, that takes 100 to 200µs from the send to the
-// goroutine running (BenchmarkWakeUp), longer than a heartbeat and a tenth
-// of the whole 2^20-node benchmark tree. So an idle worker first polls its
-// channel, yielding the processor between rounds of polls (runtime.Gosched,
-// so that busy goroutines are not held up when there are more workers than
-// processors), and sees the token within a microsecond. It parks after two
-// heartbeats (at most a millisecond) without one, which covers the wait
-// for the next promotion, within a Call or at the start of the next; so an
-// idle pool's workers park two heartbeats after their last job, and an
-// idle pool uses no CPU. A polling worker that finds it has lost its
-// processor (more than 20µs between two rounds of polls: the machine is
-// busy with other processes, or other goroutines ran) parks at once, since
-// a thread the kernel has descheduled would see its token only at its next
+// A worker with nothing to do (or a joiner whose job another worker runs and
+// that finds no other ready job) lists itself as idle and waits for a token
+// on its own channel: the worker that publishes a job, or finishes the
+// joiner's, removes it from the list and sends the token. A parked goroutine
+// comes back through the Go scheduler and, once its thread has gone to
+// sleep, through the kernel; on the 2-core virtual machines this package is
+// measured on, that takes 100 to 200µs from the send to the goroutine
+// running (BenchmarkWakeUp): longer than a heartbeat, and about a tenth of
+// the 2^20-node benchmark tree's run on two workers. So an idle worker first
+// polls its channel, yielding the processor between rounds of polls
+// (runtime.Gosched, so that busy goroutines are not held up when there are
+// more workers than processors), and sees the token within a microsecond. It
+// parks after three heartbeats (at most a millisecond) without one, which
+// covers the wait for the next promotion, within a Call or at the start of
+// the next; so an idle pool's workers park three heartbeats after their last
+// job, and an idle pool uses no CPU. A polling worker that finds it has lost
+// its processor (more than 20µs between two rounds of polls: the machine is
+// busy with other processes, or other goroutines ran) parks at once, since a
+// thread the kernel has descheduled would see its token only at its next
 // time slice.
 //
 // # Records, and why no pointer into a stack is kept
@@ -227,13 +227,15 @@
 // Blocking calls (I/O, locks, channel waits) inside a job stall its worker
 // the same way: this package is for CPU-bound work.
 //
-// The first heartbeat of a Call comes half a Heartbeat after it starts, as
-// with Spice, whose heartbeat thread beats on a clock of its own and so
-// reaches a new computation half a heartbeat in on average: a computation
-// shorter than that runs on the caller alone, by design. Workers idle for
-// longer than two heartbeats have parked, so the first job of a burst after
-// a pause waits for a goroutine wake-up before it runs elsewhere; so does
-// every hand-off on a machine whose cores are busy with other processes.
+// The first heartbeat of a Call comes one Heartbeat after it starts: a
+// computation shorter than that runs on the caller alone, by design.
+// Workers idle for longer than three heartbeats have parked, so the first
+// job of a burst after a pause waits for a goroutine wake-up before it runs
+// elsewhere; so does every hand-off on a machine whose cores are busy with
+// other processes.
+//
+// runtime.Goexit in a job taken by another worker (t.FailNow in a test, for
+// instance) ends that job; its joiner panics with an error saying so.
 //
 // # Tracing
 //
@@ -245,8 +247,8 @@
 // running jobs, looking for one, idle and waiting for a wake-up, with the
 // promotions per Call and per clock read, the time from an offer to its
 // start on another worker and the size of each job taken. The hooks are
-// behind a constant, so without the tag the compiler removes them.
-//
-// runtime.Goexit in a job taken by another worker (t.FailNow in a test, for
-// instance) ends that job; its joiner panics with an error saying so.
+// behind a constant, so without the tag the compiler removes them. The
+// program in testdata/model replays the tree sum on two workers in a
+// simple model of this scheduler, to show what the wait before a promoted
+// job starts, the first heartbeat and the rate of promotions cost.
 package fork

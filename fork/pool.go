@@ -132,11 +132,10 @@ func (p *Pool) acquire() *Task {
 	if t == nil {
 		t = newTask(p)
 	}
-	// The first heartbeat of a Call comes half a Heartbeat after it starts
-	// (see the package doc): a Call shorter than that never pays for a
-	// promotion.
+	// The first heartbeat of a Call comes one Heartbeat after it starts:
+	// a Call shorter than that never pays for a promotion.
 	t.resetClock()
-	t.lastBeat = t.lastCheck - p.heartbeat/2
+	t.lastBeat = t.lastCheck
 	if tracing {
 		traceCall(t, true)
 	}
@@ -286,11 +285,13 @@ func (p *Pool) sleepLocked(t *Task) {
 // spinBeats heartbeats (at most maxSpin): long enough to be there for the
 // next promotion, which comes within a heartbeat and a quarter (a busy
 // worker promotes at most once a heartbeat, at a clock read, which comes
-// every quarter heartbeat) or, when the next Call starts, half a heartbeat
-// and a quarter after its start; and short enough that an idle pool parks
-// right after a burst.
+// every quarter heartbeat), also when it is the first promotion of the
+// next Call, a heartbeat and a quarter after its start, which leaves the
+// worker three quarters of a heartbeat between the end of its last job
+// and the start of the next Call; and short enough that an idle pool
+// parks right after a burst.
 const (
-	spinBeats = 2
+	spinBeats = 3
 	maxSpin   = time.Millisecond
 	// spinPolls is how many times the wake channel is read between two
 	// yields of the processor (runtime.Gosched, which lets other
