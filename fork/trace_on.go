@@ -141,7 +141,7 @@ const (
 	nStates
 )
 
-var stateNames = [nStates]string{"looking", "busy", "parked idle", "parked joining", "waking"}
+var stateNames = [nStates]string{"looking", "busy", "idle", "joining", "waking"}
 
 // traceWorker is one worker's account in a trace.
 type traceWorker struct {
@@ -204,7 +204,24 @@ func analyze(events []traceEvent, beats map[*Task]*[nOutcomes]int, heartbeat tim
 			}
 		}
 		last = e.at
-		s := get(e.t)
+		s, seen := ws[e.t]
+		if !seen {
+			s = get(e.t)
+			// A worker's first event in the trace says what it did in
+			// the Calls before: nothing, if its first event is a
+			// wake-up; and since the start of the current Call, waiting
+			// for work if someone wakes it, looking for work otherwise.
+			if e.kind != evCallStart {
+				s.w.Time[stIdle] += r.CallTime
+			}
+			if inCall {
+				before := stOff
+				if e.kind == evWake {
+					before = stIdle
+				}
+				s.w.Time[before] += e.at - callStart
+			}
+		}
 		switch e.kind {
 		case evCallStart:
 			callers[e.t] = true
