@@ -26,10 +26,10 @@ func perItem(b *testing.B, n int, unit string) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), unit)
 }
 
-// treeSizes are BenchmarkTreeSum's trees: 2^20 and 2^24 nodes (24 MiB and
-// 384 MiB, both bigger than a last-level cache) and 1023 (a Call shorter
-// than a heartbeat). The 2^24 tree takes seconds to build; -short leaves
-// it out.
+// treeSizes are BenchmarkTreeSum's trees: 2^20 nodes (24 MiB, about the
+// size of a last-level cache), 2^24 (384 MiB, far bigger) and 1023 (a Call
+// shorter than a heartbeat). The 2^24 tree takes seconds to build; -short
+// leaves it out.
 var treeSizes = []int{1<<20 - 1, 1<<24 - 1, 1023}
 
 func BenchmarkTreeSum(b *testing.B) {

@@ -242,7 +242,7 @@
 // Built with -tags forktrace, the package records what its scheduler does
 // (when a Call starts and ends, each clock read and what it found, each
 // record offered, when each job starts and ends and where, when a worker
-// parks, is woken and runs again, and each time it looked for work and
+// starts to wait, is woken and runs again, and each time it looked for work and
 // found none), and BenchmarkTreeSum prints, per worker, the time spent
 // running jobs, looking for one, idle and waiting for a wake-up, with the
 // promotions per Call and per clock read, the time from an offer to its

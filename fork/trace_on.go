@@ -14,10 +14,10 @@ import (
 // Call starts and ends, every clock read of the heartbeat and what it
 // found, every record offered (with its input, so a benchmark can say how
 // much work it held), when each job starts and ends and on which worker,
-// when a worker parks, is woken and runs again, and each time a worker
-// looked for a ready job and found none. The hooks sit on the scheduler's
-// slow paths only (a clock read, a promotion, a park), never on an untaken
-// fork, and they take a global lock: the trace is for explaining a
+// when a worker starts to wait (polling, then parked), is woken and runs
+// again, and each time a worker looked for a ready job and found none. The
+// hooks sit on the scheduler's slow paths only (a clock read, a promotion,
+// a wait), never on an untaken fork, and they take a global lock: the trace is for explaining a
 // benchmark, not for production. analyze turns the events into per-worker
 // time accounts and per-promotion figures.
 const tracing = true
@@ -31,9 +31,9 @@ const (
 	evWithdraw                   // h's owner takes it back before anyone started it
 	evRunStart                   // t starts running h
 	evRunEnd                     // t finished h
-	evSleep                      // t parks; n = 1 if it waits for a job of its own
-	evWake                       // someone wakes the parked t
-	evAwake                      // t runs again after parking
+	evSleep                      // t waits; n = 1 if for a job of its own
+	evWake                       // someone sends the waiting t its token
+	evAwake                      // t runs again after waiting
 	evNothing                    // t looked for a ready job and found none
 	evBeat                       // t's clock read promoted n records
 )
