@@ -14,7 +14,11 @@ import (
 //
 //	go test -run '^$' -bench 'TreeSum|For|Reduce' -count 5 ./fork
 //
-// ns/node and ns/elem are the figures to compare.
+// ns/node and ns/elem are the figures to compare. BenchmarkTreeSum names
+// its runs run=plain, run=1worker and run=2workers, so that
+// `benchstat -col /run` sets them side by side. Built with -tags
+// forktrace, BenchmarkTreeSum also logs the scheduler's trace of each pool
+// run (see traceTree): where the workers' time went.
 
 var sink int
 
@@ -22,30 +26,49 @@ func perItem(b *testing.B, n int, unit string) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), unit)
 }
 
+// treeSizes are BenchmarkTreeSum's trees: 2^20 nodes (24 MiB, about the
+// size of a last-level cache), 2^24 (384 MiB, far bigger) and 1023 (a Call
+// shorter than a heartbeat). The 2^24 tree takes seconds to build; -short
+// leaves it out.
+var treeSizes = []int{1<<20 - 1, 1<<24 - 1, 1023}
+
 func BenchmarkTreeSum(b *testing.B) {
-	for _, size := range []int{1<<20 - 1, 1023} {
-		root := balanced(1, size)
-		want := sumSeq(root)
-		b.Run(fmt.Sprintf("nodes=%d/sequential", size), func(b *testing.B) {
+	for _, size := range treeSizes {
+		if size > 1<<20 && testing.Short() {
+			continue
+		}
+		b.Run(fmt.Sprintf("nodes=%d", size), func(b *testing.B) { benchTree(b, size) })
+	}
+}
+
+func benchTree(b *testing.B, size int) {
+	root := balanced(1, size)
+	want := sumSeq(root)
+	b.Run("run=plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sink = sumSeq(root)
+		}
+		perItem(b, size, "ns/node")
+	})
+	for _, workers := range []int{1, 2} {
+		run := "run=1worker"
+		if workers > 1 {
+			run = fmt.Sprintf("run=%dworkers", workers)
+		}
+		b.Run(run, func(b *testing.B) {
+			p := fork.NewPool(fork.Config{Workers: workers})
+			defer p.Close()
 			b.ReportAllocs()
+			stop := traceTree(b, p)
 			for b.Loop() {
-				sink = sumSeq(root)
+				if got := fork.Call(p, sumFork, root); got != want {
+					b.Fatalf("sum = %d, want %d", got, want)
+				}
 			}
+			stop()
 			perItem(b, size, "ns/node")
 		})
-		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("nodes=%d/workers=%d", size, workers), func(b *testing.B) {
-				p := fork.NewPool(fork.Config{Workers: workers})
-				defer p.Close()
-				b.ReportAllocs()
-				for b.Loop() {
-					if got := fork.Call(p, sumFork, root); got != want {
-						b.Fatalf("sum = %d, want %d", got, want)
-					}
-				}
-				perItem(b, size, "ns/node")
-			})
-		}
 	}
 }
 

@@ -17,6 +17,9 @@ type job[In, Out any] struct {
 func (j *job[In, Out]) execute(t *Task) { j.out = j.fn(t, j.in) }
 
 func (j *job[In, Out]) offer(t *Task) (published, exhausted bool) {
+	if tracing {
+		traceOffer(t, &j.header, any(j.in))
+	}
 	t.pool.publishLocked(j)
 	return true, true
 }
@@ -216,6 +219,9 @@ type thunk[B any] struct {
 func (j *thunk[B]) execute(t *Task) { j.out = j.fb(t) }
 
 func (j *thunk[B]) offer(t *Task) (published, exhausted bool) {
+	if tracing {
+		traceOffer(t, &j.header, nil)
+	}
 	t.pool.publishLocked(j)
 	return true, true
 }

@@ -3,6 +3,7 @@ package fork
 import (
 	"math"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -40,5 +41,38 @@ func TestSpanCutsAndClaimsAtTheEndsOfInt(t *testing.T) {
 		if end := s.claim(c.next, c.stride); end != c.wantEnd || s.next != end {
 			t.Errorf("claim(%d, %d) in [%d, %d) = %d (next %d), want %d", c.next, c.stride, c.next, c.hi, end, s.next, c.wantEnd)
 		}
+	}
+}
+
+// TestAwaitTakesTheToken checks the idle wait: whether the wake-up comes
+// before it starts, while it polls, or after it has parked, await returns
+// having taken exactly the one token.
+func TestAwaitTakesTheToken(t *testing.T) {
+	p := &Pool{}
+	for _, c := range []struct {
+		name  string
+		spin  time.Duration
+		delay time.Duration // -1: the token is there before await starts
+	}{
+		{"token first", time.Millisecond, -1},
+		{"while polling", 50 * time.Millisecond, time.Millisecond},
+		{"after parking", 100 * time.Microsecond, 20 * time.Millisecond},
+		{"no polling", 0, time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			task := newTask(p)
+			if c.delay < 0 {
+				task.wake <- struct{}{}
+			} else {
+				go func() {
+					time.Sleep(c.delay)
+					task.wake <- struct{}{}
+				}()
+			}
+			task.await(c.spin)
+			if n := len(task.wake); n != 0 {
+				t.Fatalf("%d tokens left after await", n)
+			}
+		})
 	}
 }

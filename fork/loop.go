@@ -85,6 +85,9 @@ func (fr *forFrame) offer(t *Task) (published, exhausted bool) {
 	}
 	pc := &forPiece{header: header{owner: t, idx: -1}, lo: lo, hi: hi, body: fr.body}
 	fr.pieces = append(fr.pieces, pc)
+	if tracing {
+		traceOffer(t, &pc.header, hi-lo)
+	}
 	t.pool.publishLocked(pc)
 	return true, false
 }
@@ -288,6 +291,9 @@ func (fr *reduceFrame[R]) offer(t *Task) (published, exhausted bool) {
 	}
 	pc := &reducePiece[R]{header: header{owner: t, idx: -1}, lo: lo, hi: hi, zero: fr.zero, leaf: fr.leaf, merge: fr.merge}
 	fr.pieces = append(fr.pieces, pc)
+	if tracing {
+		traceOffer(t, &pc.header, hi-lo)
+	}
 	t.pool.publishLocked(pc)
 	return true, false
 }

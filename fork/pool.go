@@ -38,6 +38,7 @@ var ErrClosed = errors.New("fork: Call on a closed Pool")
 type Pool struct {
 	heartbeat time.Duration
 	workers   int
+	spin      time.Duration // how long a sleeper polls before it parks
 
 	// nsleep mirrors len(sleepers) so that a heartbeat can see without taking
 	// mu that nobody would take an offered job. Written only under mu.
@@ -69,6 +70,7 @@ func NewPool(cfg Config) *Pool {
 	if p.heartbeat <= 0 {
 		p.heartbeat = DefaultHeartbeat
 	}
+	p.spin = min(spinBeats*p.heartbeat, maxSpin)
 	p.wg.Add(p.workers - 1)
 	for range p.workers - 1 {
 		go p.work(newTask(p))
@@ -134,6 +136,9 @@ func (p *Pool) acquire() *Task {
 	// a Call shorter than that never pays for a promotion.
 	t.resetClock()
 	t.lastBeat = t.lastCheck
+	if tracing {
+		traceCall(t, true)
+	}
 	return t
 }
 
@@ -143,6 +148,9 @@ func (p *Pool) acquire() *Task {
 // Task is clean for the next Call. The panic itself keeps going untouched,
 // with its original value and stack.
 func (p *Pool) release(t *Task) {
+	if tracing {
+		traceCall(t, false)
+	}
 	if t.depth() != 0 {
 		t.unwind(0)
 	}
@@ -176,6 +184,9 @@ func (p *Pool) work(t *Task) {
 			t.run(s)
 			p.mu.Lock()
 			continue
+		}
+		if tracing {
+			traceNothing(t)
 		}
 		// Drop references to user data before parking: the records keep
 		// the last fn and input of each depth alive otherwise.
@@ -234,6 +245,9 @@ func (p *Pool) unshareLocked(s shared) {
 			p.ready[i+n] = nil
 			p.ready = p.ready[:i+n]
 			s.head().status = statusLocal
+			if tracing {
+				traceWithdraw(s.head())
+			}
 			return
 		}
 	}
@@ -248,15 +262,76 @@ func (p *Pool) completeLocked(h *header) {
 	}
 }
 
-// sleepLocked parks t until someone calls wakeLocked(t). It is called with
-// mu held and returns with mu held.
+// sleepLocked waits until someone calls wakeLocked(t): it polls for the
+// wake-up for a while, then parks (see await). It is called with mu held
+// and returns with mu held.
 func (p *Pool) sleepLocked(t *Task) {
 	t.sleeping = true
 	p.sleepers = append(p.sleepers, t)
 	p.nsleep.Store(int32(len(p.sleepers)))
+	if tracing {
+		traceSleep(t, t.joining)
+	}
 	p.mu.Unlock()
-	<-t.wake
+	t.await(p.spin)
+	if tracing {
+		traceAwake(t)
+	}
 	p.mu.Lock()
+}
+
+// An idle worker waits for work by polling its wake channel before it
+// parks on it (see the package doc and BenchmarkWakeUp). It polls for
+// spinBeats heartbeats (at most maxSpin): long enough to be there for the
+// next promotion, which comes within a heartbeat and a quarter (a busy
+// worker promotes at most once a heartbeat, at a clock read, which comes
+// every quarter heartbeat), also when it is the first promotion of the
+// next Call, a heartbeat and a quarter after its start, which leaves the
+// worker three quarters of a heartbeat between the end of its last job
+// and the start of the next Call; and short enough that an idle pool
+// parks right after a burst.
+const (
+	spinBeats = 3
+	maxSpin   = time.Millisecond
+	// spinPolls is how many times the wake channel is read between two
+	// yields of the processor (runtime.Gosched, which lets other
+	// goroutines run when there are more workers than processors) and
+	// clock reads.
+	spinPolls = 64
+	// maxPollGap is the longest a round of polls and a yield may take
+	// before the worker concludes it is losing its processor (see await).
+	maxPollGap = 20 * time.Microsecond
+)
+
+// await returns once t's wake token has arrived: it polls the channel for
+// up to spin, then parks on it.
+//
+// Polling pays only while the worker keeps its processor. When the clock
+// shows a gap of more than maxPollGap between two rounds of polls, the
+// worker was descheduled (the machine is busy with other processes) or
+// its processor ran other goroutines, and it parks at once: a polling
+// thread that the kernel has descheduled sees its token only at its next
+// time slice, while a parked one is woken when the token is sent.
+func (t *Task) await(spin time.Duration) {
+	if spin > 0 && len(t.wake) == 0 {
+		last := clock()
+		deadline := last + spin
+	poll:
+		for {
+			for range spinPolls {
+				if len(t.wake) > 0 {
+					break poll
+				}
+			}
+			now := clock()
+			if now > deadline || now-last > maxPollGap {
+				break
+			}
+			last = now
+			runtime.Gosched()
+		}
+	}
+	<-t.wake
 }
 
 // wakeLocked removes a sleeping t from sleepers and unparks it.
@@ -271,6 +346,9 @@ func (p *Pool) wakeLocked(t *Task) {
 			p.sleepers = p.sleepers[:last]
 			p.nsleep.Store(int32(last))
 			t.sleeping = false
+			if tracing {
+				traceWake(t)
+			}
 			t.wake <- struct{}{}
 			return
 		}

@@ -2,9 +2,14 @@ package fork_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/spindle-go/spindle/fork"
 )
@@ -125,6 +130,51 @@ func TestRandomComputationsMatchSequential(t *testing.T) {
 			case wantErr == nil && got != want:
 				t.Fatalf("seed %d pool %d: got %d, want %d", seed, i, got, want)
 			}
+		}
+	}
+}
+
+// TestWakeUpsAtEveryStageOfTheIdleWait runs Calls separated by pauses
+// around the length of the idle poll (three heartbeats), so that work
+// reaches idle workers before they poll, while they poll, as they give up
+// and after they have parked; with more workers than processors, so that
+// polling workers must yield to busy ones, and with several callers at
+// once. Every sum must come out right, and after Close no worker is left.
+func TestWakeUpsAtEveryStageOfTheIdleWait(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	rounds := 120
+	if testing.Short() {
+		rounds = 30
+	}
+	root := balanced(1, 1<<13-1)
+	want := sumSeq(root)
+	for _, c := range []fork.Config{
+		{Workers: 2, Heartbeat: 20 * time.Microsecond},
+		{Workers: 2 * runtime.GOMAXPROCS(0), Heartbeat: 5 * time.Microsecond},
+		{Workers: 3, Heartbeat: time.Microsecond},
+	} {
+		p := fork.NewPool(c)
+		spin := 3 * c.Heartbeat
+		pauses := []time.Duration{0, spin / 4, spin, spin + spin/4, 4 * spin, 50 * spin}
+		var wg sync.WaitGroup
+		errs := make(chan error, 3)
+		for g := range 3 {
+			wg.Go(func() {
+				r := rand.New(rand.NewPCG(uint64(g), 3))
+				for i := range rounds {
+					time.Sleep(pauses[r.IntN(len(pauses))])
+					if got := fork.Call(p, sumFork, root); got != want {
+						errs <- fmt.Errorf("%s caller %d round %d: got %d, want %d", name(c), g, i, got, want)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		p.Close()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
 		}
 	}
 }

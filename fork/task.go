@@ -155,9 +155,20 @@ func (t *Task) beat() {
 	// clock check (a quarter heartbeat away), not a full heartbeat after a
 	// beat that found nobody idle.
 	if now-t.lastBeat < p.heartbeat || p.nsleep.Load() == 0 || t.bottom >= t.depth() {
+		if tracing {
+			switch {
+			case now-t.lastBeat < p.heartbeat:
+				traceBeat(t, beatEarly, 0)
+			case p.nsleep.Load() == 0:
+				traceBeat(t, beatBusy, 0)
+			default:
+				traceBeat(t, beatEmpty, 0)
+			}
+		}
 		return // too soon, nobody would take it, or nothing to offer
 	}
 	t.lastBeat = now
+	offered := 0
 	p.mu.Lock()
 	// Offer the oldest record that still has work to give. A fork record
 	// is promoted whole; a loop gives away half of what it has left and
@@ -168,10 +179,14 @@ func (t *Task) beat() {
 			t.bottom++
 		}
 		if published {
+			offered++
 			break
 		}
 	}
 	p.mu.Unlock()
+	if tracing {
+		traceBeat(t, beatPromoted, offered)
+	}
 }
 
 var epoch = time.Now()
@@ -203,6 +218,9 @@ func (t *Task) run(s shared) {
 	// when the job ends, which must not lose a promotion.
 	t.bottom = base
 	t.resetClock()
+	if tracing {
+		traceRun(t, h, true)
+	}
 	finished := false
 	defer func() {
 		if !finished {
@@ -214,6 +232,9 @@ func (t *Task) run(s shared) {
 			h.panicked, h.pv = true, r
 		}
 		t.bottom = saved
+		if tracing {
+			traceRun(t, h, false)
+		}
 		p := t.pool
 		p.mu.Lock()
 		p.completeLocked(h)
@@ -244,6 +265,9 @@ func (t *Task) waitFor(h *header) {
 			t.run(s)
 			p.mu.Lock()
 			continue
+		}
+		if tracing {
+			traceNothing(t)
 		}
 		t.joining = true
 		p.sleepLocked(t)
