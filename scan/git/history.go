@@ -102,6 +102,10 @@ func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (S
 	start := time.Now()
 	w := &walker{objs: r.objs, repo: r.Repo, shallow: shallow, sel: sel, cache: map[odb.ID]*commit{}, ctx: ctx,
 		warn: h.warn, idents: len(sel.authors) > 0 || len(sel.committers) > 0}
+	if w.graph, err = r.OpenCommitGraph(r.objs.Replacing()); err != nil {
+		h.warn(r.GitDir, "commit-graph", fmt.Errorf("not used: %w", err))
+		w.graph = nil
+	}
 	commits, err := w.walk()
 	if err != nil {
 		return st, err

@@ -248,6 +248,13 @@ func TestHistoryMatchesGitsPatches(t *testing.T) {
 			if len(want) == 0 {
 				t.Errorf("the scenario plants no finding")
 			}
+			// The same with a commit-graph, which the walk then reads
+			// parents, trees and dates from.
+			r.git("commit-graph", "write", "--reachable")
+			withGraph, _ := historyKeys(t, det, r.dir, Options{})
+			if a, b := diffKeys(withGraph, want); len(a) > 0 || len(b) > 0 {
+				t.Errorf("with a commit-graph: in-process scan only: %v\ngit's patches only: %v", a, b)
+			}
 			if bin, _ := gitleaksBinary(); bin != "" {
 				gl := gitleaksFindings(t, bin, config, r.dir)
 				if a, b := diffKeys(got, gl); len(a) > 0 || len(b) > 0 {

@@ -43,6 +43,10 @@ type walker struct {
 	ctx     context.Context // the scan's: a long walk stops when it is done
 	idents  bool            // keep identity lines (the selection filters on them)
 	refs    []gitrepo.Ref   // listed once, for every ref family
+	// graph is the repository's commit-graph, when git would use it: the
+	// walk reads a commit's tree, parents and date from it, not from the
+	// commit object.
+	graph *gitrepo.CommitGraph
 }
 
 // maxCommitHeader bounds the header of a commit object read by the walk:
@@ -54,6 +58,13 @@ const maxCommitRead = 1 << 20
 func (w *walker) load(id odb.ID) (*commit, error) {
 	if c, ok := w.cache[id]; ok {
 		return c, nil
+	}
+	if !w.idents {
+		if tree, parents, when, ok := w.graph.Lookup(id, nil); ok {
+			c := &commit{id: id, tree: tree, parents: parents, when: when, nparents: len(parents)}
+			w.cache[id] = c
+			return c, nil
+		}
 	}
 	data, err := readObjectHead(w.objs, id, odb.TypeCommit, maxCommitRead, &w.buf)
 	if err != nil {

@@ -97,3 +97,7 @@ func (o *Objects) Size(id odb.ID) (int64, error) {
 func (o *Objects) ReadLimit(id odb.ID, buf []byte, limit int64) (odb.Type, []byte, error) {
 	return o.DB.ReadLimit(o.Replacement(id), buf, limit)
 }
+
+// Replacing reports whether refs/replace replaces any object (git then
+// ignores the commit-graph).
+func (o *Objects) Replacing() bool { return len(o.replace) > 0 }
