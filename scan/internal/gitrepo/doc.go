@@ -4,8 +4,8 @@
 // GIT_WORK_TREE, GIT_COMMON_DIR, GIT_OBJECT_DIRECTORY,
 // GIT_ALTERNATE_OBJECT_DIRECTORIES, GIT_INDEX_FILE), its configuration,
 // its refs (loose and packed, symbolic, per work tree), its index (the
-// staging area), its shallow boundary, and its objects (package odb, with
-// refs/replace applied). scan/ignore uses it to honour .git/info/exclude
+// staging area) with its cache-tree, its commit-graph, its shallow
+// boundary, and its objects (package odb, with refs/replace applied). scan/ignore uses it to honour .git/info/exclude
 // and the .gitignore files above a scan root and to never hide a tracked
 // file; scan/git reads history, the index and the work tree through it.
 // No git process is started: nothing a repository's configuration names
