@@ -65,6 +65,7 @@ type scanOptions struct {
 	gitleaksCSV  bool     // csv means gitleaks' columns
 	decodeDepth  int      // --max-decode-depth; 0: off
 	ignoreAllow  bool     // --ignore-gitleaks-allow
+	implausible  bool     // --skip-implausible
 	namesAsGiven bool     // the gitleaks drop-ins: names keep the PATH as given
 	platform     string   // --platform, for links in history reports
 	stdinName    string
@@ -134,6 +135,7 @@ func addReportFlags(c *cobra.Command, o *scanOptions) {
 	f := c.Flags()
 	f.SortFlags = false
 	f.StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: .gitleaks.toml at the top of what is scanned, else built-in rules)")
+	f.BoolVar(&o.implausible, "skip-implausible", false, "do not report findings tagged placeholder, checksum:invalid or malformed (reported by default, as gitleaks reports them)")
 	f.StringVarP(&o.format, "format", "f", "text", "report `FORMAT`: "+strings.Join(report.Formats(), ", "))
 	f.StringVar(&o.template, "report-template", "", "a Go text/template `FILE` for the report (implies --format template; gitleaks' templates work)")
 	f.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of standard output")
@@ -590,7 +592,7 @@ func readSmallFile(path string, limit int64) ([]byte, error) {
 
 // ruleSettings are the detector's settings the flags choose.
 func (o *scanOptions) ruleSettings() rules.Settings {
-	set := rules.Settings{MaxDecodeDepth: o.decodeDepth, IgnoreInlineAllow: o.ignoreAllow}
+	set := rules.Settings{MaxDecodeDepth: o.decodeDepth, IgnoreInlineAllow: o.ignoreAllow, SkipImplausible: o.implausible}
 	if o.decodeDepth == 0 {
 		set.MaxDecodeDepth = -1 // the flag's 0 is off; the library's is its default
 	}

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -62,9 +61,15 @@ type Rule struct {
 	Required    []Required // composite rule: these rules must also match nearby
 	SkipReport  bool       // only used as a Required part, never reported itself
 
+	// From says which catalog the rule comes from: FromGitleaks or
+	// FromSpindle for the built-in rules (Default), FromConfig for one a
+	// config file or Go code defines. A config that extends the built-in
+	// rules and redefines one of them keeps its From.
+	From Provenance
+
 	// Spindle's own keys (gitleaks ignores them; see checksum.go and
 	// examples.go).
-	Validate  string    // a built-in check of the secret: "placeholder", "base62-crc32", ...
+	Validate  string    // a check of the secret that tags implausible findings: "placeholder", "base62-crc32", ...
 	Examples  []Example // each must give at least one finding of this rule
 	Negatives []Example // none may give a finding of this rule
 }
@@ -155,23 +160,6 @@ func (w Warning) String() string {
 		s += strconv.Quote(id)
 	}
 	return s
-}
-
-//go:embed default.toml
-var defaultTOML []byte
-
-// DefaultTOML returns the text of the built-in rules.
-func DefaultTOML() []byte { return append([]byte(nil), defaultTOML...) }
-
-// Default returns the built-in rules. It panics if they do not parse, which
-// the package's tests rule out.
-func Default() *Config {
-	cfg, err := Parse(defaultTOML, "")
-	if err != nil {
-		panic(err)
-	}
-	cfg.Origin = BuiltIn
-	return cfg
 }
 
 // maxExtendDepth is how many [extend] links a chain may have, as in

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -21,8 +22,18 @@ type Detector struct {
 	nonASCII  bool         // some keyword has a non-ASCII byte (see Scan)
 	maxWindow int
 
-	decodeDepth int  // Settings.MaxDecodeDepth, resolved; 0: off
-	ignoreAllow bool // Settings.IgnoreInlineAllow
+	decodeDepth     int  // Settings.MaxDecodeDepth, resolved; 0: off
+	ignoreAllow     bool // Settings.IgnoreInlineAllow
+	skipImplausible bool // Settings.SkipImplausible
+
+	// examples is the detector CheckExamples runs examples with, for cfg
+	// (see exampleDetector).
+	examples struct {
+		sync.Mutex
+		cfg *Config
+		d   *Detector
+		err error
+	}
 }
 
 // DefaultDecodeDepth is how many times encoded text is decoded and scanned
@@ -42,6 +53,11 @@ type Settings struct {
 	// "gitleaks:allow" or "spindle:allow" too (gitleaks'
 	// --ignore-gitleaks-allow).
 	IgnoreInlineAllow bool
+	// SkipImplausible drops the findings a rule's check (spindle's
+	// validate key) tags as implausible: TagChecksumInvalid,
+	// TagPlaceholder and TagMalformed. By default they are reported,
+	// tagged, as gitleaks reports them.
+	SkipImplausible bool
 }
 
 // RuleInfo describes a compiled rule.
@@ -50,7 +66,8 @@ type RuleInfo struct {
 	Description string
 	Keywords    []string
 	Tags        []string
-	PathOnly    bool // the rule matches file paths, not content (see ScanPath)
+	PathOnly    bool       // the rule matches file paths, not content (see ScanPath)
+	From        Provenance // the catalog the rule comes from
 }
 
 // Match is one finding in a buffer. Offsets are byte offsets into the data
@@ -94,8 +111,9 @@ type rule struct {
 	allow      []*allowlist
 	required   []requiredPart
 	skipReport bool
-	generic    bool       // its id contains "generic": gitleaks drops its findings that a specific rule also found
-	check      *validator // spindle's validate key (checksum.go); nil: none
+	rank       int8                    // a finding is dropped when one of a higher rank on its line holds its secret (see ruleRank)
+	check      *validator              // spindle's validate key (checksum.go); nil: none
+	tagged     [malformed + 1][]string // the finding's tags for each verdict of check
 
 	gate    []int       // keyword pattern ids; nil: the rule always runs
 	keyText []string    // its folded keywords
@@ -108,6 +126,27 @@ type rule struct {
 	maxLen  int         // longest match in bytes; -1 if unbounded
 }
 
+// ruleRank orders rules for gitleaks' last filter, which drops a finding
+// of a rule whose id contains "generic" when a finding of a rule whose id
+// does not, on the same line, holds its secret: such a finding is dropped
+// when one of a higher rank does. Spindle's own built-in rules rank below
+// every other rule, in the same order among themselves: they add what
+// gitleaks' rules miss and never take a finding from them.
+func ruleRank(id string, from Provenance) int8 {
+	rank := int8(maxRank)
+	if strings.Contains(strings.ToLower(id), "generic") {
+		rank = 2
+	}
+	if from == FromSpindle {
+		rank -= 2
+	}
+	return rank
+}
+
+// maxRank is the highest rank: a rule whose id does not contain
+// "generic", other than one of spindle's own.
+const maxRank = 3
+
 type requiredPart struct {
 	rule          int
 	lines, column *int
@@ -118,7 +157,7 @@ func Compile(cfg *Config) (*Detector, error) { return CompileWith(cfg, Settings{
 
 // CompileWith checks cfg and builds its Detector with the given Settings.
 func CompileWith(cfg *Config, set Settings) (*Detector, error) {
-	d := &Detector{byID: map[string]int{}, ignoreAllow: set.IgnoreInlineAllow}
+	d := &Detector{byID: map[string]int{}, ignoreAllow: set.IgnoreInlineAllow, skipImplausible: set.SkipImplausible}
 	switch {
 	case set.MaxDecodeDepth == 0:
 		d.decodeDepth = DefaultDecodeDepth
@@ -166,13 +205,20 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 				Keywords:    append([]string(nil), cr.Keywords...),
 				Tags:        append([]string(nil), cr.Tags...),
 				PathOnly:    cr.Regex == "",
+				From:        cr.From,
 			},
 			index:      len(d.rules),
 			group:      cr.SecretGroup,
 			entropy:    cr.Entropy,
 			skipReport: cr.SkipReport,
-			generic:    strings.Contains(strings.ToLower(cr.ID), "generic"),
+			rank:       ruleRank(cr.ID, cr.From),
 			check:      validatorNamed(cr.Validate),
+		}
+		for v := range r.tagged {
+			r.tagged[v] = r.Tags
+			if tag := verdict(v).tag(); tag != "" {
+				r.tagged[v] = append(append(make([]string, 0, len(r.Tags)+1), r.Tags...), tag)
+			}
 		}
 		if cr.Path != "" {
 			var err error

@@ -40,6 +40,7 @@ type Scratch struct {
 	pathSet bool
 	skip    bool
 	active  []bool // per rule: not excluded for path by its path regex or allowlists
+	only    []bool // per rule: it runs; nil: every rule runs (see exampleScratch)
 
 	dec *decodeState // decoding's working memory (decoded.go); nil until needed
 }
@@ -104,7 +105,7 @@ func (s *Scratch) ScanPath(path string, emit func(Match)) {
 		return
 	}
 	for _, i := range s.d.pathOnly {
-		if r := s.d.rules[i]; s.active[i] {
+		if r := s.d.rules[i]; s.active[i] && (s.only == nil || s.only[i]) {
 			emit(Match{
 				RuleID:      r.ID,
 				Description: r.Description,
@@ -168,7 +169,7 @@ func (d *Detector) collect(s *Scratch, path string, data []byte) []found {
 	}
 	slow := s.prefilter(data)
 	for _, r := range d.rules {
-		if r.PathOnly || r.skipReport || !s.active[r.index] || !s.gateOpen(r, data, slow) {
+		if r.PathOnly || r.skipReport || !s.active[r.index] || (s.only != nil && !s.only[r.index]) || !s.gateOpen(r, data, slow) {
 			continue
 		}
 		start := len(s.found)
