@@ -239,3 +239,34 @@ func FuzzSecretChecks(f *testing.F) {
 		}
 	})
 }
+
+// TestChecksTagAndSkipImplausibleDrops checks what a check does to a
+// finding: by default it is reported, tagged (and gitleaks' generic
+// finding of the same secret is dropped, as gitleaks drops it); with
+// SkipImplausible neither is reported. Spindle's own rules tag the same
+// way (a placeholder password in a .env file).
+func TestChecksTagAndSkipImplausibleDrops(t *testing.T) {
+	// A token of GitHub's format whose CRC-32 fails, and one whose
+	// CRC-32 holds (split so that this file holds no token).
+	bad := "gh" + "p_r0y4v0qn46j606ytslghtv1cr7nqn6jotzrw"
+	good := base62CRC32Token("gh"+"p_", "zQWBuTSOoRi4A9spHcVY5ncnsDkxkJ")
+	data := []byte("GITHUB_TOKEN=" + bad + "\nGITHUB_TOKEN=" + good + "\nDB_PASSWORD=changeme-please-123\n")
+	for _, skip := range []bool{false, true} {
+		d, err := CompileWith(Default(), Settings{SkipImplausible: skip})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		d.Scan(d.NewScratch(), "app.env", data, func(m Match) {
+			got = append(got, m.RuleID+" "+m.Secret+" "+strings.Join(m.Tags, ","))
+		})
+		want := []string{"github-pat " + bad + " " + TagChecksumInvalid, "github-pat " + good + " ",
+			"generic-dotenv-secret changeme-please-123 dotenv,password," + TagPlaceholder}
+		if skip {
+			want = want[1:2]
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("SkipImplausible %v: findings\n%s\nwant\n%s", skip, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}

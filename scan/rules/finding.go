@@ -69,11 +69,10 @@ func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 
 	}
 
 	// spindle's validate key (checksum.go) tags what it finds
-	// implausible; only Settings.SkipImplausible drops it.
+	// implausible; Settings.SkipImplausible drops it after gitleaks'
+	// final filter (collect), so that a generic rule's finding of the
+	// same secret goes too.
 	v := r.check.judge(secret)
-	if d.skipImplausible && v.implausible() {
-		return out
-	}
 
 	start := m0
 	if m0 < len(data) && data[m0] == '\n' {
@@ -93,9 +92,10 @@ func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 
 			Match:       string(match),
 			Entropy:     entropy,
 		},
-		rule:     r.index,
-		rawStart: m0,
-		line:     -1,
+		rule:        r.index,
+		rawStart:    m0,
+		line:        -1,
+		implausible: v.implausible(),
 	})
 }
 

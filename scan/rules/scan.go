@@ -53,7 +53,9 @@ type found struct {
 	rule     int
 	rawStart int  // start of the regex match, before trimming newlines; -1 for a path match
 	line     int  // line index in the buffer; -1 until computed
-	dropped  bool // removed by dropGenericDuplicates
+	dropped  bool // removed by dropGenericDuplicates, or implausible under Settings.SkipImplausible
+
+	implausible bool // its rule's check tagged it (see checksum.go)
 }
 
 // NewScratch returns working memory for Scan.
@@ -185,6 +187,11 @@ func (d *Detector) collect(s *Scratch, path string, data []byte) []found {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.rule, b.rule))
 	})
 	d.dropGenericDuplicates(s, data)
+	if d.skipImplausible {
+		for i := range s.found {
+			s.found[i].dropped = s.found[i].dropped || s.found[i].implausible
+		}
+	}
 	return s.found
 }
 
