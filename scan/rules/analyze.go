@@ -546,3 +546,58 @@ func containsKeyword(keywords []string) literalTest {
 		return false
 	}
 }
+
+// startsAtWordBoundary reports whether every match of re starts with \b
+// followed by text that begins with one of the anchors (folded), each of
+// which starts with a word byte. Then an anchor occurrence that follows a
+// word byte starts no match: the \b before a match's first byte, a word
+// byte, needs a non-word byte (or the text's start) before it. Such an
+// occurrence may still lie inside a match, but the match's own first
+// anchor, at its start, gives it a window. gitleaks' jwt (`\b(ey...`,
+// anchor "ey", met inside "key" and "they") and vault-service-token
+// (`\b((?:hvs\.|s\.)...`, "s." inside "os.") are such rules.
+func (an *analyzer) startsAtWordBoundary(re *syntax.Regexp, anchors []string) bool {
+	rest, ok := afterLeadingBoundary(re)
+	if !ok || len(anchors) == 0 {
+		return false
+	}
+	for _, a := range anchors {
+		if a == "" || !isWordByte(a[0]) {
+			return false
+		}
+	}
+	for _, p := range an.affixSet(concat(rest), false) {
+		found := false
+		for _, a := range anchors {
+			if strings.HasPrefix(p, a) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// afterLeadingBoundary returns what follows a \b that starts every match
+// of re, looking through captures and nested concatenations.
+func afterLeadingBoundary(re *syntax.Regexp) ([]*syntax.Regexp, bool) {
+	switch re.Op {
+	case syntax.OpWordBoundary:
+		return nil, true
+	case syntax.OpCapture:
+		return afterLeadingBoundary(re.Sub[0])
+	case syntax.OpConcat:
+		if len(re.Sub) == 0 {
+			return nil, false
+		}
+		rest, ok := afterLeadingBoundary(re.Sub[0])
+		if !ok {
+			return nil, false
+		}
+		return append(append([]*syntax.Regexp(nil), rest...), re.Sub[1:]...), true
+	}
+	return nil, false
+}

@@ -136,7 +136,7 @@ func BenchmarkWholeBuffer(b *testing.B) {
 					open = open || strings.Contains(lower, k)
 				}
 				if open {
-					r.ref.FindAllIndex(c, -1)
+					r.reference().FindAllIndex(c, -1)
 				}
 			}
 		}

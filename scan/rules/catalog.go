@@ -89,12 +89,17 @@ func Default() *Config {
 // rules keep gitleaks' findings. gitleaks' global allowlists apply to
 // every rule, as they would to the rules of a config that extends
 // gitleaks' defaults.
+//
+// Both files are parsed as the base of an extend chain (depth 1), which
+// leaves checking each rule to whatever uses them: Compile, or the config
+// that extends them. Checking them here too would parse every regex once
+// more for each scan; the package's tests compile the built-in rules.
 func builtinLevel() (*Config, map[string]origin, error) {
-	gl, glOrigins, err := parseLevel(&files{}, []byte(gitleaksconfig.DefaultConfig), "", 0)
+	gl, glOrigins, err := parseLevel(&files{}, []byte(gitleaksconfig.DefaultConfig), "", 1)
 	if err != nil {
 		return nil, nil, fmt.Errorf("gitleaks %s default config: %w", GitleaksVersion, err)
 	}
-	own, ownOrigins, err := parseLevel(&files{}, spindleTOML, "", 0)
+	own, ownOrigins, err := parseLevel(&files{}, spindleTOML, "", 1)
 	if err != nil {
 		return nil, nil, err
 	}

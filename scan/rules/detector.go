@@ -94,12 +94,14 @@ type rule struct {
 	index  int
 	source string // the regex as written
 
-	// ref is the regex compiled by the standard library, whose semantics
-	// are the reference (gitleaks' default build uses it). Compile builds
-	// it (it must report an invalid regex); the other compiled forms are
-	// built on first use (see lazy). nil for a path-only rule.
-	ref     matcher
+	// The regex compiled by the standard library, whose semantics are
+	// the reference (gitleaks' default build uses it), is built on first
+	// use (reference), like the other compiled forms (see lazy): Compile
+	// parses every regex, which finds every regex the standard library
+	// would refuse (see parseRegex). Unused for a path-only rule.
+	ref     lazyRef        // see reference
 	tree    *syntax.Regexp // the parsed regex
+	groups  int            // its capture groups
 	asserts assertions     // its zero-width assertions
 	choice  engine         // ruleEngine when the rule was compiled
 	engine  engine         // the engine chosen for speed (lazy's fast forms use it if it compiles them)
@@ -115,15 +117,21 @@ type rule struct {
 	check      *validator              // spindle's validate key (checksum.go); nil: none
 	tagged     [malformed + 1][]string // the finding's tags for each verdict of check
 
-	gate    []int       // keyword pattern ids; nil: the rule always runs
-	keyText []string    // its folded keywords
-	anchors []int       // pattern ids whose hits bound every match; nil: scan the whole buffer
-	left    bound       // from an anchor's end back to the start of a match
-	right   bound       // from an anchor's start on to the end of a match
-	cutNL   bool        // windows must be cut at '\n' ((?m)^ or $ present)
-	run     *byteRun    // every match holds this run; nil if none worth checking (runs.go)
-	prefix  *lazyPrefix // the regex is X{0,n}? C, and C finds its matches (prefix.go); nil if not
-	maxLen  int         // longest match in bytes; -1 if unbounded
+	gate    []int    // keyword pattern ids; nil: the rule always runs
+	keyText []string // its folded keywords
+	anchors []int    // pattern ids whose hits bound every match; nil: scan the whole buffer
+	// anchorSet is the anchors' folded text. wordStart says that every
+	// match starts with one of them, right after a \b, and they start
+	// with a word byte: a hit after a word byte starts no match, and needs
+	// no window (see startsAtWordBoundary).
+	anchorSet []string
+	wordStart bool
+	left      bound       // from an anchor's end back to the start of a match
+	right     bound       // from an anchor's start on to the end of a match
+	cutNL     bool        // windows must be cut at '\n' ((?m)^ or $ present)
+	run       *byteRun    // every match holds this run; nil if none worth checking (runs.go)
+	prefix    *lazyPrefix // the regex is X{0,n}? C, and C finds its matches (prefix.go); nil if not
+	maxLen    int         // longest match in bytes; -1 if unbounded
 }
 
 // ruleRank orders rules for gitleaks' last filter, which drops a finding
@@ -190,9 +198,11 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 	}
 
 	maxBounded, unbounded := 0, false
+	allowlists := map[string]*allowlist{}
 	for i := range cfg.Rules {
 		cr := cfg.Rules[i]
-		if p := validateRule(&cr); p != "" {
+		tree, p := validateRuleTree(&cr, false)
+		if p != "" {
 			return nil, fail(cr.ID, p)
 		}
 		if _, dup := d.byID[cr.ID]; dup {
@@ -227,14 +237,22 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 			}
 		}
 		for j, a := range cr.Allowlists {
-			ca, p := compileAllowlist(a, false)
-			if p != "" {
-				return nil, fail(cr.ID, fmt.Sprintf("allowlist %d: %s", j+1, p))
+			// Rules often share an allowlist (spindle's own rules share
+			// spindle.toml's global ones): each distinct one is compiled
+			// once. A compiled allowlist holds no state of its rule.
+			key := fmt.Sprintf("%#v", a)
+			ca, ok := allowlists[key]
+			if !ok {
+				var p string
+				if ca, p = compileAllowlist(a, false); p != "" {
+					return nil, fail(cr.ID, fmt.Sprintf("allowlist %d: %s", j+1, p))
+				}
+				allowlists[key] = ca
 			}
 			r.allow = append(r.allow, ca)
 		}
 		if !r.PathOnly {
-			if err := r.compileContent(cr, pattern); err != nil {
+			if err := r.compileContent(cr, tree, pattern); err != nil {
 				return nil, fail(cr.ID, err.Error())
 			}
 			if r.maxLen < 0 {
@@ -299,12 +317,8 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 // compileContent compiles the rule's regex and works out how to find its
 // matches: which literals bound them (anchors) and how far a match reaches
 // around one (see analyze.go and doc.go).
-func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
+func (r *rule) compileContent(cr Rule, tree *syntax.Regexp, pattern func(string) int) error {
 	r.source = cr.Regex
-	tree, err := syntax.Parse(cr.Regex, syntax.Perl)
-	if err != nil {
-		return fmt.Errorf("invalid regex: %s", regexErrText(err))
-	}
 
 	// The gate: gitleaks runs a rule with keywords only if one of them
 	// occurs (case-insensitively) in the buffer. An empty keyword occurs
@@ -342,15 +356,16 @@ func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
 		}
 	}
 
+	if r.anchors != nil {
+		r.wordStart = an.startsAtWordBoundary(tree, r.anchorSet)
+	}
 	r.run, _ = requiredRun(tree)
 	r.prefix, _ = lazyPrefixOf(tree)
 	r.tree, r.asserts = tree, assertionsOf(tree)
+	r.groups = tree.MaxCap()
 	r.cutNL = r.asserts.beginLine || r.asserts.endLine
-	if r.ref, err = compileRegex(cr.Regex); err != nil {
-		return fmt.Errorf("invalid regex: %s", regexErrText(err))
-	}
 	r.choice = ruleEngine
-	r.engine = chooseEngine(r.choice, r.ref)
+	r.engine = chooseEngine(r.choice, tree)
 	return nil
 }
 
@@ -359,6 +374,7 @@ func (r *rule) setAnchors(a anchoring, pattern func(string) int) {
 		r.anchors = append(r.anchors, pattern(s))
 	}
 	r.left, r.right = a.left, a.right
+	r.anchorSet = a.set
 }
 
 // compileForms compiles the four window forms of a regex with one engine:

@@ -15,16 +15,11 @@
 // global allowlists are added. Keys are matched without regard to case,
 // as gitleaks' viper does. Find looks for a config the way gitleaks does for
 // a directory: the explicit path, else <root>/.gitleaks.toml, else the
-// built-in rules (default.toml, embedded): written for this project from
-// providers' documented token formats, with gitleaks' rule ids wherever the
-// kind of secret is the same, so a .gitleaksignore, a baseline,
-// disabledRules and targetRules written for gitleaks apply unchanged. Every
-// rule carries examples and negatives (spindle-only keys, drawn from
-// testdata/corpus/formats.txt), which `spindle rules --check` and the tests
-// run; a rule may name a check (`validate`: a provider's checksum such as
-// GitHub's CRC-32, a JWT's structure, a placeholder filter) that finish
-// applies to each candidate: a token whose checksum holds needs no entropy
-// threshold, and one that fails is a placeholder, dropped.
+// built-in rules (Default; see Built-in rules below). A rule may name a
+// check (spindle's `validate` key: a provider's checksum such as GitHub's
+// CRC-32, a JWT's structure, a placeholder filter), and carry examples
+// and negatives (spindle's keys), which `spindle rules --check` and the
+// tests run (examples.go).
 //
 // Parse is stricter than gitleaks, on purpose: an unknown key, a value of
 // the wrong type, an invalid regex (gitleaks panics), a secretGroup beyond
@@ -43,8 +38,9 @@
 //
 // What a config names but the rules lack is a Warning in
 // Config.Warnings, never an error and never silent, since a config
-// written for gitleaks' default rules meets this package's (a different
-// set) when it extends them: a disabledRules id the extended config does
+// written for one set of rules may extend another (one written for
+// another version of gitleaks' rules, say): a disabledRules id the
+// extended config does
 // not have; a targetRules id no rule has (gitleaks makes this an error;
 // the allowlist still applies to the rules that exist); a rule that only
 // amends a base rule (no regex, no path) that the base lacks, which is
@@ -53,6 +49,76 @@
 // config that extends nothing, that stays an error, as in gitleaks).
 // Each warning names the file, the line and the ids; the caller prints
 // them.
+//
+// # Built-in rules
+//
+// Default is gitleaks' default config, taken from the gitleaks Go module
+// this module requires (github.com/zricethezav/gitleaks/v8 at
+// GitleaksVersion; its config package embeds gitleaks.toml as
+// DefaultConfig), parsed and compiled by this package like any config,
+// then spindle's own rules (spindle.toml) for kinds of secret gitleaks'
+// rules miss: passwords in the files people leak (.netrc, .pgpass,
+// .git-credentials, URLs and connection strings with a password,
+// wp-config.php, .env, shadow and htpasswd files, Django and Spring
+// settings, SQL dumps, FileZilla and WinSCP) and tokens that gitleaks'
+// rules do not find. Updating gitleaks' rules is `go get` of a new version,
+// `go generate ./scan/rules` (for its examples, below) and the tests; the
+// module is the single source, and no rule of gitleaks' is written here.
+//
+// Each rule says where it comes from (Rule.From, RuleInfo.From:
+// FromGitleaks, FromSpindle, FromConfig). Spindle's ids never clash with
+// gitleaks' (Default fails if they do), and a rule of spindle's stays in
+// spindle.toml only while it finds, on its corpus and examples and on
+// gitleaks' rule examples, a secret that no rule of gitleaks' finds, and
+// reports none of gitleaks' false-positive examples
+// (TestSpindleRulesFindWhatGitleaksMisses): 69 rules of the 407 this
+// package used to carry do. spindle.toml's global allowlists apply to its
+// own rules only; gitleaks' apply to all. A finding of one of spindle's
+// rules gives way to a finding of any of gitleaks' rules on the same line
+// whose secret holds its secret (gitleaks' own filter of generic findings,
+// extended: ruleRank), and never takes one of gitleaks' findings away. So
+// the built-in rules report every finding gitleaks' defaults report, under
+// the same rule id, with the same secret, line and fingerprint: a
+// baseline or a .gitleaksignore written by gitleaks applies unchanged, and
+// [extend] useDefault = true and disabledRules work on this catalog as
+// they do on gitleaks' (the figures are in BENCHMARKS.md and the tests).
+//
+// Checks tag, they do not drop. The built-in rules give gitleaks' rules
+// checks (gitleaksChecks): GitHub's and npm's CRC-32 (github-pat,
+// github-oauth, github-app-token, npm-access-token), Bech32 (age-secret-key),
+// a JWT's structure (jwt, jwt-base64), and the placeholder check for every
+// other rule. A finding whose secret a check finds implausible is reported
+// as gitleaks reports it, tagged checksum:invalid, placeholder or
+// malformed; Settings.SkipImplausible (the command's --skip-implausible)
+// drops those findings, after gitleaks' filter of generic findings, so a
+// generic rule's finding of the same secret goes with them.
+//
+// gitleaks' examples: each rule function in the module's
+// cmd/generate/config/rules package validates its rule on true and false
+// positives, mostly generated at run time from regexes. The generator in
+// internal/gitleaksexamples (go generate) parses that package with
+// go/parser, rewrites its validation calls into recorders and its secret
+// generator into the same generator seeded, builds and runs it in a
+// temporary module against the required gitleaks version, and writes what
+// it recorded to gitleaks_examples.json.gz (6,396 true and 374 false
+// positives for 220 rules; gitleaks gives dropbox-short-lived-api-token
+// and dropbox-long-lived-api-token none). ExamplesOf gives a rule from
+// gitleaks those examples; CheckExamples runs them as gitleaks' generator
+// does: the rule alone, with the global allowlists, without decoding.
+// TestGitleaksExamplesAreCurrent regenerates the file and compares.
+//
+// Taking the config from the module costs an import of its config
+// package, which brings viper, zerolog and gitleaks' regexp wrapper into
+// the binary (github.com/zricethezav/gitleaks/v8/config). Measured on the
+// command: 4.45 MB more binary (17.7 to 22.2 MB; stripped, 11.6 to 14.8
+// MB), of which the 98 KB of gitleaks.toml is a small part, and 1.0
+// million more instructions to start (`spindle version` under callgrind:
+// 4.31 to 5.31 million, about a third of a millisecond: package
+// initialisation of viper and its dependencies). A go:generate copy of
+// gitleaks.toml checked against the module by a test would avoid both,
+// at the price of a second copy of gitleaks' rules in this repository; the
+// import keeps the module the single source, and its cost is small beside
+// a scan (a scan of GOROOT/src runs some 6,000 million instructions).
 //
 // # Untrusted configs
 //

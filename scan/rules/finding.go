@@ -34,8 +34,8 @@ func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 
 	// gitleaks matches the regex again on the trimmed match alone and
 	// takes the secret from its groups.
 	secret, secretOff := match, 0
-	if re := r.ref; re.NumSubexp() > 0 {
-		if loc := re.FindSubmatchIndex(match); loc != nil {
+	if r.groups > 0 {
+		if loc := r.submatches(match); loc != nil {
 			if r.group > 0 {
 				if g := loc[2*r.group:]; g[0] >= 0 {
 					secret, secretOff = match[g[0]:g[1]], g[0]

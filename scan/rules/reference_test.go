@@ -38,7 +38,7 @@ func referenceRawLower(r *rule, data []byte, lower string) [][2]int {
 		}
 	}
 	var out [][2]int
-	for _, m := range r.ref.FindAllIndex(data, -1) {
+	for _, m := range r.reference().FindAllIndex(data, -1) {
 		out = append(out, [2]int{m[0], m[1]})
 	}
 	return out

@@ -304,7 +304,7 @@ func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow 
 }
 
 // rawMatches calls fn with every match of the rule's regex in data, in
-// order: the same matches as r.ref.FindAllIndex(data, -1), found in
+// order: the same matches as r.reference().FindAllIndex(data, -1), found in
 // windows around anchor hits when the rule has anchors and the buffer is on
 // the fast path. The gate is not checked here. A text (a window, or the
 // whole buffer) is searched only if it holds the rule's required run and
@@ -353,7 +353,7 @@ func (s *Scratch) wholeMatches(r *rule, data []byte, slow bool, fn func(m0, m1 i
 		return // no rare rune, so the run holds (runs.go)
 	}
 	if !r.stdForms() {
-		for _, m := range r.ref.FindAllIndex(data, -1) {
+		for _, m := range r.reference().FindAllIndex(data, -1) {
 			fn(m[0], m[1])
 		}
 		return
@@ -443,7 +443,11 @@ func (s *Scratch) windows(r *rule, data []byte, rare bool) []span {
 		groups++
 		plen := int(d.keywords.lens[p])
 		first := len(spans)
+		wordStart := r.wordStart && p < d.rareFrom
 		for _, e := range ends {
+			if wordStart && e > plen && isWordByte(data[e-plen-1]) {
+				continue // after a word byte: it starts no match (startsAtWordBoundary)
+			}
 			sp := span{s.leftOf(r.left, data, e), s.rightOf(r.right, data, e-plen)}
 			if n := len(spans); n > first && sp.lo <= spans[n-1].hi {
 				spans[n-1].hi = max(spans[n-1].hi, sp.hi)
