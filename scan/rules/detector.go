@@ -126,12 +126,15 @@ type rule struct {
 	// no window (see startsAtWordBoundary).
 	anchorSet []string
 	wordStart bool
-	left      bound       // from an anchor's end back to the start of a match
-	right     bound       // from an anchor's start on to the end of a match
-	cutNL     bool        // windows must be cut at '\n' ((?m)^ or $ present)
-	run       *byteRun    // every match holds this run; nil if none worth checking (runs.go)
-	prefix    *lazyPrefix // the regex is X{0,n}? C, and C finds its matches (prefix.go); nil if not
-	maxLen    int         // longest match in bytes; -1 if unbounded
+	// follow, if not nil, tests what must follow an anchor occurrence
+	// that is a match's anchor element (see followAfterAnchor).
+	follow *follow
+	left   bound       // from an anchor's end back to the start of a match
+	right  bound       // from an anchor's start on to the end of a match
+	cutNL  bool        // windows must be cut at '\n' ((?m)^ or $ present)
+	run    *byteRun    // every match holds this run; nil if none worth checking (runs.go)
+	prefix *lazyPrefix // the regex is X{0,n}? C, and C finds its matches (prefix.go); nil if not
+	maxLen int         // longest match in bytes; -1 if unbounded
 }
 
 // ruleRank orders rules for gitleaks' last filter, which drops a finding
@@ -358,6 +361,7 @@ func (r *rule) compileContent(cr Rule, tree *syntax.Regexp, pattern func(string)
 
 	if r.anchors != nil {
 		r.wordStart = an.startsAtWordBoundary(tree, r.anchorSet)
+		r.follow = an.followAfterAnchor(tree, r.anchorSet)
 	}
 	r.run, _ = requiredRun(tree)
 	r.prefix, _ = lazyPrefixOf(tree)

@@ -444,9 +444,16 @@ func (s *Scratch) windows(r *rule, data []byte, rare bool) []span {
 		plen := int(d.keywords.lens[p])
 		first := len(spans)
 		wordStart := r.wordStart && p < d.rareFrom
+		follow := r.follow
+		if rare || p >= d.rareFrom {
+			follow = nil // it leaves the rare runes out
+		}
 		for _, e := range ends {
 			if wordStart && e > plen && isWordByte(data[e-plen-1]) {
 				continue // after a word byte: it starts no match (startsAtWordBoundary)
+			}
+			if follow != nil && !follow.ok(data, e) {
+				continue // not followed as the rule's anchor element must be (followAfterAnchor)
 			}
 			sp := span{s.leftOf(r.left, data, e), s.rightOf(r.right, data, e-plen)}
 			if n := len(spans); n > first && sp.lo <= spans[n-1].hi {
