@@ -71,8 +71,7 @@
 // spindle.toml only while it finds, on its corpus and examples and on
 // gitleaks' rule examples, a secret that no rule of gitleaks' finds, and
 // reports none of gitleaks' false-positive examples
-// (TestSpindleRulesFindWhatGitleaksMisses): 69 rules of the 407 this
-// package used to carry do. spindle.toml's global allowlists apply to its
+// (TestSpindleRulesFindWhatGitleaksMisses); 69 rules do. spindle.toml's global allowlists apply to its
 // own rules only; gitleaks' apply to all. A finding of one of spindle's
 // rules gives way to a finding of any of gitleaks' rules on the same line
 // whose secret holds its secret (gitleaks' own filter of generic findings,
@@ -110,15 +109,17 @@
 // Taking the config from the module costs an import of its config
 // package, which brings viper, zerolog and gitleaks' regexp wrapper into
 // the binary (github.com/zricethezav/gitleaks/v8/config). Measured on the
-// command: 4.45 MB more binary (17.7 to 22.2 MB; stripped, 11.6 to 14.8
-// MB), of which the 98 KB of gitleaks.toml is a small part, and 1.0
-// million more instructions to start (`spindle version` under callgrind:
-// 4.31 to 5.31 million, about a third of a millisecond: package
-// initialisation of viper and its dependencies). A go:generate copy of
-// gitleaks.toml checked against the module by a test would avoid both,
-// at the price of a second copy of gitleaks' rules in this repository; the
-// import keeps the module the single source, and its cost is small beside
-// a scan (a scan of GOROOT/src runs some 6,000 million instructions).
+// command: the import adds 4.45 MB to the binary (22.2 MB; stripped, 3.2
+// MB to 14.7 MB), of which the 98 KB of gitleaks.toml is a small part,
+// and 1.1 million instructions to its start (`spindle version` under
+// callgrind: 5.29 million, 4.19 million without; about a third of a
+// millisecond, the package initialisation of viper and its
+// dependencies). Loading and compiling the built-in rules, as
+// `spindle scan` of an empty directory does, takes 338 million
+// instructions. A go:generate copy of gitleaks.toml checked against the module
+// by a test would save the 4.45 MB, at the price of a second copy of
+// gitleaks' rules in this repository; the import keeps the module the
+// single source, and its cost is small beside the rules it brings.
 //
 // # Untrusted configs
 //
@@ -185,12 +186,15 @@
 //     regex again on the trimmed text alone (secretGroup, else the first
 //     non-empty group, else the whole match); drop it if entropy is set and
 //     the secret's Shannon entropy is not above it; drop it if a global
-//     allowlist, then one of the rule's, allows it.
+//     allowlist, then one of the rule's, allows it; tag it if the rule's
+//     check finds the secret implausible (checksum.go).
 //  4. Composite rules keep a finding only if each required rule has one
 //     nearby; rules with skipReport report nothing themselves.
 //  5. A finding of a rule whose id contains "generic" is dropped when a
 //     non-generic rule's finding on the same line has a secret containing
-//     its secret.
+//     its secret; a finding of one of spindle's built-in rules gives way
+//     the same way to a finding of any rule not of spindle's, and among
+//     spindle's a generic one to a specific one (ruleRank).
 //
 // Allowlists follow gitleaks exactly, quirks included: regexes are joined
 // textually into one alternation (so a leading (?i) leaks into the later
@@ -260,6 +264,22 @@
 //     same assertions along every path up to the window's end, so it
 //     prefers the same alternative at the same start, and the leftmost-
 //     first sequence of matches is the same.
+//   - Anchor filters. A window is needed only around an anchor occurrence
+//     that can be a match's own anchor element, and two tests derived from
+//     the syntax tree rule out most others before any window is made. A
+//     rule whose every match starts with \b and then an anchor that
+//     starts with a word byte (gitleaks' jwt, `\b(ey...`; vault's
+//     `\b((?:hvs\.|s\.)...`) skips occurrences after a word byte: "ey"
+//     in "key" and "they", "s." in "os." (startsAtWordBoundary). A rule
+//     whose anchor element is followed by bounded repetitions of some
+//     bytes and then an element that starts with none of them (gitleaks'
+//     semi-generic rules: the keyword, at most 23 bytes of
+//     `[ \t\w.-]` and `[\s'"]`, then an assignment operator) skips
+//     occurrences not followed that way (followAfterAnchor): most "key",
+//     "token" and "api" in code are not assigned to. Each match's own
+//     anchor passes both, and its window holds the match. On GOROOT's
+//     source, jwt's windows went from 2,018 to 42 and vault-service-
+//     token's from 6,022 to 159.
 //
 // Inside a window, three cheaper tests come before the regex:
 //
@@ -279,6 +299,11 @@
 //     are C's matches with each start moved left over at most n X bytes,
 //     never past the previous match (prefix.go has the proof); 95 of
 //     gitleaks' rules have that form, and they never run their full regex.
+//     Nor do they to take a match's secret: C's groups, on ASCII text, are
+//     the regex's (rule.submatches), and C is the smaller program
+//     (generic-api-key: 454 instructions against 554, under the 500 up to
+//     which the standard library uses its backtracker rather than its
+//     NFA).
 //
 // Case folding has three exceptions: strings.ToLower maps U+0130 to "i"
 // and U+212A (Kelvin) to "k", and (?i) lets 'k' match U+212A and 's' match
@@ -342,8 +367,12 @@
 // Keyword pass (BenchmarkKeywords, keywordDFA.find): the automaton folds
 // case through its byte classes (no copy), stores premultiplied next
 // states, numbers match states last (one comparison per byte), and runs
-// the two halves of a buffer in lockstep so that two chains of dependent
-// table loads overlap: 615-647 MiB/s, against 191 and 166 MiB/s for
+// four parts of a buffer in lockstep so that four chains of dependent
+// table loads overlap (keywords.go), in a leaf loop that holds its states
+// in registers and leaves the rare match states to a separate function:
+// on GOROOT's source, 11.5 instructions per byte under callgrind, 22.7
+// when the matches were handled inside the loop. Earlier, with two
+// chains: 615-647 MiB/s, against 191 and 166 MiB/s for
 // github.com/BobuSumisu/aho-corasick and petar-dambovaliev/aho-corasick.
 // Before it, a pair filter rules out eight bytes at a time: at each even
 // offset, one lookup of the byte pair in a bitmap of the pairs that an
@@ -370,15 +399,27 @@
 // standard library (race.go): same findings, and the tests of every
 // package that scans stay fast.
 //
-// Compile parses and analyzes every regex and compiles it once with the
-// standard library (to report errors and serve as the reference);
-// everything else (window forms, go-re2 forms, match cores) is compiled
-// by a rule when it first needs it (engine.go), and compiled from
-// regexText, a writer that states every flag, because
-// (*syntax.Regexp).String walks every rune of every class to infer them.
-// BenchmarkCompile, gitleaks' config / the built-in rules: 34 / 12 ms
-// (337 / 194 ms when every form was compiled up front); under -race,
-// 186 / 52 ms (the built-in rules took 6.8 s).
+// Compile parses and analyzes every regex once (parsing finds every
+// regex the standard library would refuse: parseRegex); everything else
+// (the standard library's compilation, the reference, window forms,
+// go-re2 forms, match cores) is compiled by a rule when it first needs it
+// (engine.go), and compiled from regexText, a writer that states every
+// flag, because (*syntax.Regexp).String walks every rune of every class
+// to infer them. An allowlist that several rules share (spindle.toml's
+// global ones, on each of its rules) is compiled once. The engine of a
+// rule is chosen from its syntax tree (literalPrefix, held to the
+// standard library's LiteralPrefix by a test). BenchmarkCompile, gitleaks'
+// config: 34 ms (337 ms when every form was compiled up front); the
+// built-in rules (gitleaks' and spindle's), on a loaded machine, 49 ms,
+// and Default's parsing of both files 26 ms. Under -race, gitleaks'
+// config compiled in 186 ms.
+//
+// An allowlist's regexes whose program is large (more than the 500
+// instructions of the standard library's backtracker) are asked first
+// whether they match at all through a pathRegex of them (path.go: only
+// the alternatives whose literals the text holds run), since the NFA
+// costs a few hundred thousand instructions per candidate on gitleaks'
+// generic-api-key allowlist of some 2,000.
 //
 // A DFA is built lazily, state by state, the first time text reaches a
 // state, and go-re2 builds states slowly: in a process that scans once,

@@ -103,11 +103,15 @@ func TestLiteralPrefixIsTheStandardLibrarys(t *testing.T) {
 // regex: the groups (what finish takes a secret from) and the end are the
 // same; the start of the whole match, group 0, may differ, since the core
 // leaves out the prefix. It checks every match of every such rule of the
-// built-in set and of gitleaks' config in gitleaks' rule examples, and
-// those matches with a rare rune or a byte >= 0x80 in front.
+// built-in set and of gitleaks' config in gitleaks' rule examples (an
+// eighth of them with -short), and those matches with a rare rune or a
+// byte >= 0x80 in front.
 func TestSubmatchesAreTheReferences(t *testing.T) {
 	var texts [][]byte
-	for _, f := range gitleaksExampleFiles() {
+	for i, f := range gitleaksExampleFiles() {
+		if testing.Short() && i%8 != 0 {
+			continue
+		}
 		texts = append(texts, []byte(f.text))
 	}
 	compared := 0
@@ -132,7 +136,7 @@ func TestSubmatchesAreTheReferences(t *testing.T) {
 			}
 		}
 	}
-	if compared < 1000 {
+	if compared < 5000 {
 		t.Errorf("only %d matches compared", compared)
 	}
 	t.Logf("%d matches compared", compared)
