@@ -152,12 +152,17 @@ func listModule() (moduleInfo, error) {
 	return m, nil
 }
 
-// run runs a command in dir ("" for the working directory) and returns
-// its standard output; a failure carries its standard error.
+// run runs a command in dir ("" for the working directory: this module,
+// which it leaves as it is) and returns its standard output; a failure
+// carries its standard error. In the temporary module, the go command
+// may complete go.mod and go.sum.
 func run(dir string, name string, args ...string) ([]byte, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if dir != "" {
+		cmd.Env = append(cmd.Env, "GOFLAGS=-mod=mod")
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
