@@ -20,20 +20,6 @@ import (
 // gitleaks user's files (a baseline report, a .gitleaksignore) on a tree
 // and on a history. They skip when gitleaks (or git) is not installed.
 
-// gitleaksOnly finds the gitleaks binary, or skips.
-func gitleaksOnly(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("gitleaks")
-	if err != nil {
-		gopath, _ := exec.Command("go", "env", "GOPATH").Output()
-		bin = filepath.Join(strings.TrimSpace(string(gopath)), "bin", "gitleaks")
-		if _, err := os.Stat(bin); err != nil {
-			t.Skip("gitleaks not installed")
-		}
-	}
-	return bin
-}
-
 // runGitleaks runs gitleaks in dir; exit status 1 means findings.
 func runGitleaks(t *testing.T, bin, dir string, args ...string) {
 	t.Helper()
@@ -122,7 +108,7 @@ func TestBuiltinRulesAgainstGitleaksOnItsExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("gitleaks takes about 10 s over its 6,770 examples: not with -short")
 	}
-	gl := gitleaksOnly(t)
+	gl, _ := gitleaksBinary(t)
 	work := t.TempDir()
 	writeGitleaksExamples(t, filepath.Join(work, "ex"), 0)
 	runGitleaks(t, gl, work, "dir", "--no-banner", "--report-format", "json", "--report-path", "gl.json", "ex")
@@ -185,7 +171,7 @@ func TestBuiltinRulesAgainstGitleaksOnItsExamples(t *testing.T) {
 // the files people leak (scan/rules/testdata/leaked): spindle finds at
 // least twice the risk lines gitleaks finds.
 func TestBuiltinRulesAgainstGitleaksOnLeakedFiles(t *testing.T) {
-	gl := gitleaksOnly(t)
+	gl, _ := gitleaksBinary(t)
 	src, err := filepath.Abs(filepath.Join("..", "..", "scan", "rules", "testdata"))
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +230,7 @@ func TestBuiltinRulesAgainstGitleaksOnLeakedFiles(t *testing.T) {
 // baseline or its fingerprints in .gitleaksignore, reports nothing under
 // a rule id of gitleaks'.
 func TestBuiltinRulesCarryOverGitleaksHistory(t *testing.T) {
-	gl := gitleaksOnly(t)
+	gl, _ := gitleaksBinary(t)
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
