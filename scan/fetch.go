@@ -189,7 +189,8 @@ const (
 )
 
 // firstChunk applies what needs an object's first chunk, in order: the
-// path-only rules, which fire for every object whatever its content;
+// path-only rules, which fire for every object that is not empty,
+// whatever its content;
 // archives (ok: the chunk was read without error; canWalk: the object can
 // be handed to an archive walk, which a member being streamed cannot);
 // known binary formats, whose content rules are not run; and UTF-16 or
@@ -200,7 +201,11 @@ func (e *engine) firstChunk(ws *workerState, o *object, c *chunk, last, ok, canW
 	if o.decoded {
 		return scanIt, nil
 	}
-	if !e.scanPath(ws, o) {
+	// An empty file holds nothing, and gitleaks reads no fragment of it,
+	// so its path-only rules do not fire there either; an empty fragment
+	// of a change (a hunk that only removes lines) is a fragment all the
+	// same.
+	if empty := last && ok && len(head) == 0 && !o.fragment; !empty && !e.scanPath(ws, o) {
 		return skipIt, nil
 	}
 	if canWalk && ok && e.isArchive(o, c, last) {

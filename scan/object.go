@@ -56,6 +56,9 @@ type object struct {
 	// listed says the object's source already asked Detector.SkipPath
 	// about it (a directory on disk does while listing).
 	listed bool
+	// fragment is Object.Fragment: path-only rules fire even on an empty
+	// content.
+	fragment bool
 }
 
 // carryPool recycles the carry buffers of objects longer than one chunk.

@@ -68,6 +68,12 @@ type Object struct {
 	// passed them; they are counted in Stats.Findings all the same. Calls
 	// are serialised with every other callback of the scan.
 	Found func(report.Finding)
+	// Fragment marks the content as one fragment of a change (the lines a
+	// commit added in one place, perhaps none): path-only rules fire on it
+	// even when it is empty, once per fragment, as gitleaks reports them
+	// in a history. On a whole file that is empty they do not fire, as in
+	// gitleaks, which reads no fragment of it.
+	Fragment bool
 }
 
 // SkipError is an error Object.Open returns to say the object is not to
@@ -100,6 +106,7 @@ func (b *Batch) Add(o Object) {
 	obj.sink = o.Found
 	obj.annotate = o.Annotate
 	obj.expand = o.Expand
+	obj.fragment = o.Fragment
 	if o.Line > 1 {
 		obj.st.line, obj.st0 = o.Line, o.Line
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -315,5 +316,40 @@ func TestShardsCoverTheTreeExactly(t *testing.T) {
 	}
 	if s, err := ParseShard("3/7"); err != nil || s != (Shard{3, 7}) {
 		t.Errorf("ParseShard(3/7) = %v, %v", s, err)
+	}
+}
+
+// fragmentSource lists one empty object per name, marked as a fragment
+// of a change when its name says so.
+type fragmentSource struct{ names []string }
+
+func (s *fragmentSource) Enumerate(_ context.Context, b *Batch) (bool, error) {
+	for _, n := range s.names {
+		b.Add(Object{Name: n, Size: 0, Fragment: strings.HasPrefix(n, "fragment"),
+			Open: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("")), nil }})
+	}
+	return false, nil
+}
+
+// TestPathRulesOnEmptyContent: a path-only rule does not fire on an
+// empty file (gitleaks reads no fragment of it) but does on an empty
+// fragment of a change (a hunk that only removes lines, which gitleaks
+// reports), and fires on a file with content.
+func TestPathRulesOnEmptyContent(t *testing.T) {
+	det := newFake()
+	det.pathRule = regexp.MustCompile(`\.cfg$`)
+	src := &fragmentSource{names: []string{"empty.cfg", "fragment.cfg", "fragment-too.cfg", "fragment.txt"}}
+	found, _, _, err := collectSource(t, Options{Detector: det, Workers: 2},
+		func(o Options) (Stats, error) { return ScanSources(context.Background(), o, src) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range found {
+		names = append(names, k.File)
+	}
+	slices.Sort(names)
+	if want := []string{"fragment-too.cfg", "fragment.cfg"}; !slices.Equal(names, want) {
+		t.Errorf("path rule fired on %v, want %v", names, want)
 	}
 }

@@ -89,6 +89,7 @@ func addDropInFlags(c *cobra.Command, o *scanOptions, g *gitleaksOptions, shard 
 
 	// Spindle's own.
 	f.IntVarP(&o.workers, "workers", "j", runtime.GOMAXPROCS(0), "run `N` workers")
+	f.BoolVar(&o.implausible, "skip-implausible", false, "do not report findings tagged placeholder, checksum:invalid or malformed (reported by default, as gitleaks reports them)")
 	f.StringVar(&o.decoders, "decoders", "gitleaks", "the `SET` of encodings decoded: gitleaks (its four: base64, hex, percent, \\u escapes; runs up to 96 KiB) or all (also \\x escapes and HTML references; runs up to 8 KiB)")
 	if shard {
 		f.StringVar(&o.shard, "shard", "", "scan only shard `I/N` of the work (I from 0; see spindle merge); the report must be json or jsonl")

@@ -12,12 +12,15 @@ import (
 	"github.com/spindle-go/spindle/scan/rules"
 )
 
-// rules --check tests each rule end to end. A rule that carries examples
-// (spindle's examples and negatives keys, as every built-in rule does) is
-// checked against them: each example must be reported by the rule, no
-// negative may be. A rule without examples is checked on strings generated
-// from its own regex (and a file path from its path regex): the rule fails
-// if it finds none of its own samples. The bug this catches is the silent
+// rules --check tests each rule end to end. A rule that has examples is
+// checked against them (rules.ExamplesOf): spindle's examples and
+// negatives keys, as every one of spindle's built-in rules has, or, for a
+// rule that comes from gitleaks' default config, the true and false
+// positives gitleaks' own code gives it. Each example must be reported by
+// the rule, no negative may be (unless tagged implausible). A rule without
+// examples is checked on strings generated from its own regex (and a file
+// path from its path regex): the rule fails if it finds none of its own
+// samples. The bug this catches is the silent
 // one: a rule whose keywords do not occur in what its regex matches (the
 // detector only looks near keyword hits, so such a rule never fires), a
 // secretGroup that captures nothing, an entropy threshold its secrets can
@@ -36,6 +39,7 @@ const checkSamples = 24
 // ruleCheck is the outcome for one rule.
 type ruleCheck struct {
 	id       string
+	from     rules.Provenance
 	examples int    // examples and negatives run; 0 if the rule was checked on samples
 	skipped  string // why the rule was not checked, if it was not
 	failed   string // why it failed, if it did
@@ -46,7 +50,8 @@ func checkConfig(cfg *rules.Config, det *rules.Detector) []ruleCheck {
 	out := make([]ruleCheck, 0, len(cfg.Rules))
 	scratch := det.NewScratch()
 	for _, r := range cfg.Rules {
-		if n := len(r.Examples) + len(r.Negatives); n > 0 {
+		examples, negatives := rules.ExamplesOf(r)
+		if n := len(examples) + len(negatives); n > 0 {
 			out = append(out, checkExamples(cfg, r, det, n))
 			continue
 		}
@@ -55,9 +60,9 @@ func checkConfig(cfg *rules.Config, det *rules.Detector) []ruleCheck {
 	return out
 }
 
-// checkExamples runs a rule's own examples and negatives.
+// checkExamples runs a rule's examples and negatives.
 func checkExamples(cfg *rules.Config, r rules.Rule, det *rules.Detector, n int) ruleCheck {
-	c := ruleCheck{id: r.ID, examples: n}
+	c := ruleCheck{id: r.ID, from: r.From, examples: n}
 	if r.SkipReport {
 		c.skipped = "reported only as part of a composite rule"
 		return c
@@ -71,7 +76,7 @@ func checkExamples(cfg *rules.Config, r rules.Rule, det *rules.Detector, n int) 
 }
 
 func checkRule(r rules.Rule, det *rules.Detector, scratch *rules.Scratch) ruleCheck {
-	c := ruleCheck{id: r.ID}
+	c := ruleCheck{id: r.ID, from: r.From}
 	switch {
 	case r.SkipReport:
 		c.skipped = "reported only as part of a composite rule"

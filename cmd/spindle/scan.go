@@ -68,6 +68,7 @@ type scanOptions struct {
 	printFindings bool         // -v: print each finding as gitleaks does
 	noBanner      bool
 	logLevel      logLevel
+	implausible   bool // --skip-implausible
 }
 
 const scanLong = `scan searches files, directories and the archives inside them for secrets, with
@@ -128,6 +129,7 @@ func newScanCmd(e env) *cobra.Command {
 	f := c.Flags()
 	f.SortFlags = false
 	f.StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: .gitleaks.toml at the top of what is scanned, else built-in rules)")
+	f.BoolVar(&o.implausible, "skip-implausible", false, "do not report findings tagged placeholder, checksum:invalid or malformed (reported by default, as gitleaks reports them)")
 	f.StringVarP(&o.format, "format", "f", "text", "report `FORMAT`: "+strings.Join(listed(spindleFormats), ", "))
 	f.StringVar(&o.template, "report-template", "", "a Go text/template `FILE` for the report (implies --format template; gitleaks' templates work)")
 	f.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of standard output, replaced only when the scan completes")
@@ -356,7 +358,7 @@ func configRoot(paths []string) string {
 
 // ruleSettings are the detector's settings the flags choose.
 func (o *scanOptions) ruleSettings() rules.Settings {
-	set := rules.Settings{MaxDecodeDepth: o.decodeDepth, IgnoreInlineAllow: o.ignoreAllow, GitleaksDecoding: o.decoders == "gitleaks"}
+	set := rules.Settings{MaxDecodeDepth: o.decodeDepth, IgnoreInlineAllow: o.ignoreAllow, GitleaksDecoding: o.decoders == "gitleaks", SkipImplausible: o.implausible}
 	if o.decodeDepth == 0 {
 		set.MaxDecodeDepth = -1 // the flag's 0 is off; the library's is its default
 	}

@@ -249,7 +249,7 @@ func (h *history) fragment(u *unit, text []byte, line int, sc *unitScratch, mf s
 	}
 	h.fragments.Add(1)
 	data := bytes.Clone(text)
-	b.Add(scan.Object{Name: u.path, Size: int64(len(data)), Line: line, Expand: h.expand(u),
+	b.Add(scan.Object{Name: u.path, Size: int64(len(data)), Line: line, Expand: h.expand(u), Fragment: true,
 		Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }})
 }
 
@@ -297,7 +297,7 @@ func (h *history) streamAddition(u *unit, b *scan.Batch) {
 	}
 	h.fragments.Add(1)
 	id := u.newID
-	b.Add(scan.Object{Name: u.path, Size: -1, Line: 1, Expand: h.expand(u), Open: func() (io.ReadCloser, error) {
+	b.Add(scan.Object{Name: u.path, Size: -1, Line: 1, Expand: h.expand(u), Fragment: true, Open: func() (io.ReadCloser, error) {
 		rd, err := h.repo.objs.Reader(id)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", h.describe(u), objectError(err))

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -24,6 +25,27 @@ type allowlist struct {
 	stopCheck bool   // has stop words
 	stopwords *keywordDFA
 	stopText  []string // lower-cased, for secrets that are not ASCII
+
+	// filter says whether regexes match a text at all, for a large
+	// program (see regexPasses); nil for a small one.
+	filter *lazyFilter
+}
+
+// lazyFilter is a pathRegex of an allowlist's regexes, compiled on first
+// use: it answers whether the regexes match a text anywhere exactly as
+// the standard library does, running only the alternatives whose
+// literals the text holds (path.go). Safe for concurrent use.
+type lazyFilter struct {
+	expr string
+	once sync.Once
+	re   *pathRegex // nil if it did not compile (it cannot: the regex did)
+}
+
+// matches reports whether the regexes match text somewhere; true when
+// the filter is unavailable.
+func (f *lazyFilter) matches(text []byte) bool {
+	f.once.Do(func() { f.re, _ = compilePathRegex(f.expr) })
+	return f.re == nil || f.re.MatchString(string(text))
 }
 
 func compileAllowlist(a Allowlist, global bool) (*allowlist, string) {
@@ -49,8 +71,16 @@ func compileAllowlist(a Allowlist, global bool) (*allowlist, string) {
 		}
 	}
 	if len(a.Regexes) > 0 {
-		if c.regexes, err = compileRegex(joinAlternatives(a.Regexes)); err != nil {
+		expr := joinAlternatives(a.Regexes)
+		tree, err := parseRegex(expr)
+		if err != nil {
 			return nil, "invalid regex: " + regexErrText(err)
+		}
+		if c.regexes, err = compileRegex(expr); err != nil {
+			return nil, "invalid regex: " + regexErrText(err)
+		}
+		if largeProgram(tree) {
+			c.filter = &lazyFilter{expr: expr}
 		}
 	}
 	var words []string
@@ -97,6 +127,13 @@ func fileAllowed(list []*allowlist, path string) bool {
 // whether the leftmost match is non-empty.
 func (a *allowlist) regexPasses(target []byte) bool {
 	if a.regexes == nil || len(target) == 0 {
+		return false
+	}
+	// A large program runs on the standard library's NFA, at a cost per
+	// byte that grows with it (gitleaks' generic-api-key has an
+	// allowlist of some 2,000 instructions, run on each candidate's
+	// match); most texts hold no literal of any of its alternatives.
+	if a.filter != nil && !a.filter.matches(target) {
 		return false
 	}
 	loc := a.regexes.FindIndex(target)

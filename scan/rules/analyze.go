@@ -546,3 +546,235 @@ func containsKeyword(keywords []string) literalTest {
 		return false
 	}
 }
+
+// startsAtWordBoundary reports whether every match of re starts with \b
+// followed by text that begins with one of the anchors (folded), each of
+// which starts with a word byte. Then an anchor occurrence that follows a
+// word byte starts no match: the \b before a match's first byte, a word
+// byte, needs a non-word byte (or the text's start) before it. Such an
+// occurrence may still lie inside a match, but the match's own first
+// anchor, at its start, gives it a window. gitleaks' jwt (`\b(ey...`,
+// anchor "ey", met inside "key" and "they") and vault-service-token
+// (`\b((?:hvs\.|s\.)...`, "s." inside "os.") are such rules.
+func (an *analyzer) startsAtWordBoundary(re *syntax.Regexp, anchors []string) bool {
+	rest, ok := afterLeadingBoundary(re)
+	if !ok || len(anchors) == 0 {
+		return false
+	}
+	for _, a := range anchors {
+		if a == "" || !isWordByte(a[0]) {
+			return false
+		}
+	}
+	for _, p := range an.affixSet(concat(rest), false) {
+		found := false
+		for _, a := range anchors {
+			if strings.HasPrefix(p, a) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// afterLeadingBoundary returns what follows a \b that starts every match
+// of re, looking through captures and nested concatenations.
+func afterLeadingBoundary(re *syntax.Regexp) ([]*syntax.Regexp, bool) {
+	switch re.Op {
+	case syntax.OpWordBoundary:
+		return nil, true
+	case syntax.OpCapture:
+		return afterLeadingBoundary(re.Sub[0])
+	case syntax.OpConcat:
+		if len(re.Sub) == 0 {
+			return nil, false
+		}
+		rest, ok := afterLeadingBoundary(re.Sub[0])
+		if !ok {
+			return nil, false
+		}
+		return append(append([]*syntax.Regexp(nil), rest...), re.Sub[1:]...), true
+	}
+	return nil, false
+}
+
+// follow is a test of what must come right after an anchor occurrence
+// for a match to hold it as its anchor element: at most max bytes of
+// skip, then a byte of next. A rule of gitleaks' semi-generic shape
+// (`[\w.-]{0,50}?(?i:(?:KEYWORDS)(?:[ \t\w.-]{0,20})[\s'"]{0,3})(?:=|>|:{1,3}=|...)`,
+// generic-api-key among them) needs an assignment operator within 23
+// bytes after its keyword, which "key" and "token" in code mostly lack.
+type follow struct {
+	skip, next [utf8.RuneSelf]bool
+	max        int
+}
+
+// ok reports whether the anchor occurrence ending at e may be the anchor
+// element of a match: data[e:] starts with at most f.max bytes of skip,
+// then a byte of next. Only for text without the rare runes (see
+// followAfterAnchor).
+func (f *follow) ok(data []byte, e int) bool {
+	j := e
+	for j < len(data) && data[j] < utf8.RuneSelf && f.skip[data[j]] {
+		if j-e == f.max {
+			return false
+		}
+		j++
+	}
+	return j < len(data) && data[j] < utf8.RuneSelf && f.next[data[j]]
+}
+
+// followAfterAnchor derives a follow test for re, whose anchors are the
+// given folded strings, or nil. re must be a concatenation (through
+// captures and nested concatenations) with an element A whose every match
+// is one of the anchors, followed by elements R1..Rk, each a repetition
+// of a class of ASCII bytes (the rare runes aside) at most a bounded
+// number of times, then an element N that cannot match the empty string,
+// whose every match starts with a byte none of the Ri hold. Then in every
+// match, A's text is an anchor occurrence, ending at some e, and the
+// bytes from e up to N's start are all in some Ri, at most their maxima
+// together, and N's first byte is the first byte after e in none of them.
+// An anchor occurrence that fails the test is not A in any match; each
+// match's own A passes, and its window holds the match. The rare runes
+// that (?i) adds to a class (ſ and K to \w) are left out, so the test
+// holds only on text without them.
+func (an *analyzer) followAfterAnchor(re *syntax.Regexp, anchors []string) *follow {
+	elems := flattenConcat(re, nil)
+	isAnchor := map[string]bool{}
+	for _, a := range anchors {
+		isAnchor[a] = true
+	}
+	for i, e := range elems {
+		set := an.exactSet(e)
+		if len(set) == 0 {
+			continue
+		}
+		all := true
+		for _, s := range set {
+			if !isAnchor[s] {
+				all = false
+				break
+			}
+		}
+		if !all {
+			continue
+		}
+		f := &follow{}
+		j := i + 1
+		for ; j < len(elems); j++ {
+			r := elems[j]
+			if r.Op != syntax.OpRepeat && r.Op != syntax.OpQuest {
+				break
+			}
+			n := 1
+			if r.Op == syntax.OpRepeat {
+				if r.Max < 0 {
+					return nil
+				}
+				n = r.Max
+			}
+			if !asciiClass(r.Sub[0], &f.skip) {
+				return nil
+			}
+			f.max += n
+		}
+		if j == len(elems) || canMatchEmpty(elems[j]) || !firstBytes(elems[j], &f.next) {
+			return nil
+		}
+		for c := range f.next {
+			if f.next[c] && f.skip[c] {
+				return nil
+			}
+		}
+		return f
+	}
+	return nil
+}
+
+// flattenConcat appends the elements of re's top-level concatenation,
+// through captures and nested concatenations, to out.
+func flattenConcat(re *syntax.Regexp, out []*syntax.Regexp) []*syntax.Regexp {
+	switch re.Op {
+	case syntax.OpCapture:
+		return flattenConcat(re.Sub[0], out)
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			out = flattenConcat(sub, out)
+		}
+		return out
+	}
+	return append(out, re)
+}
+
+// asciiClass adds the bytes re matches as a one-rune class (a character
+// class, or a literal rune, case-folded or not) to set, leaving out the
+// rare runes; false if re is not such a class or holds another non-ASCII
+// rune.
+func asciiClass(re *syntax.Regexp, set *[utf8.RuneSelf]bool) bool {
+	var ranges []rune
+	switch re.Op {
+	case syntax.OpCharClass:
+		ranges = re.Rune
+	case syntax.OpLiteral:
+		if len(re.Rune) != 1 {
+			return false
+		}
+		r := re.Rune[0]
+		ranges = []rune{r, r}
+		if re.Flags&syntax.FoldCase != 0 {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				ranges = append(ranges, f, f)
+			}
+		}
+	default:
+		return false
+	}
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for r := ranges[i]; r <= ranges[i+1]; r++ {
+			switch {
+			case r < utf8.RuneSelf:
+				set[r] = true
+			case isRareRune(r):
+			default:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// firstBytes adds to set every byte a match of re can start with, for an
+// re that cannot match the empty string and whose matches start with an
+// ASCII byte (the rare runes aside); false if that is not known.
+func firstBytes(re *syntax.Regexp, set *[utf8.RuneSelf]bool) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return false
+		}
+		return asciiClass(&syntax.Regexp{Op: syntax.OpLiteral, Rune: re.Rune[:1], Flags: re.Flags}, set)
+	case syntax.OpCharClass:
+		return asciiClass(re, set)
+	case syntax.OpCapture, syntax.OpPlus:
+		return firstBytes(re.Sub[0], set)
+	case syntax.OpRepeat:
+		return re.Min > 0 && firstBytes(re.Sub[0], set)
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if !firstBytes(sub, set) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpConcat:
+		if len(re.Sub) == 0 || canMatchEmpty(re.Sub[0]) {
+			return false
+		}
+		return firstBytes(re.Sub[0], set)
+	}
+	return false
+}

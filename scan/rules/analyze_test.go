@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -188,6 +189,74 @@ func TestDerivedAnchoringPicksSelectiveLiterals(t *testing.T) {
 		}
 		if !reflect.DeepEqual(a.set, want) {
 			t.Errorf("%s: %q, want %q", expr, a.set, want)
+		}
+	}
+}
+
+// TestAnchorFilters checks which rules get the anchor-hit filters and
+// what they test: startsAtWordBoundary (an anchor occurrence after a word
+// byte starts no match) and followAfterAnchor (what must follow a match's
+// anchor element). The equivalence tests (word-start and semi-generic in
+// trickyTOML, the built-in rules and gitleaks') check the results they
+// give against the whole-buffer regex.
+func TestAnchorFilters(t *testing.T) {
+	for _, c := range []struct {
+		regex     string
+		anchors   []string
+		wordStart bool
+		follow    string // "max skip|next" for a few probe bytes, "" for none
+	}{
+		{`\b(ey[a-z0-9]{17,})`, []string{"ey"}, true, ""}, // unbounded after the anchor
+		{`\b((?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24})))`, []string{"hvs.", "s."}, true, ""},
+		{`(?i)\b(?:ab|cd)x`, []string{"ab", "cd"}, true, "0 |x"},
+		{`\b-tok[0-9]{4}`, []string{"-tok"}, false, ""},         // the anchor starts with a non-word byte
+		{`\bkey[0-9]{4}|ey[0-9]{4}`, []string{"ey"}, false, ""}, // a branch without \b
+		{`[\w.-]{0,50}?(?i:(?:key|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3})(?:=|:)([a-z0-9]{16})`, []string{"key", "token"}, false, "23  a0x|=:"},
+		{`key[a-z]*=x`, []string{"key"}, false, ""},      // unbounded
+		{`key[a-z=]{0,3}=x`, []string{"key"}, false, ""}, // = is both skipped and next
+		{`key[^\n]{0,3}=x`, []string{"key"}, false, ""},  // non-ASCII in the skip class
+	} {
+		tree, err := syntax.Parse(c.regex, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		an := newAnalyzer()
+		if got := an.startsAtWordBoundary(tree, c.anchors); got != c.wordStart {
+			t.Errorf("%s: startsAtWordBoundary %v, want %v", c.regex, got, c.wordStart)
+		}
+		f := an.followAfterAnchor(tree, c.anchors)
+		got := ""
+		if f != nil {
+			got = strconv.Itoa(f.max)
+			var skip, next string
+			for _, b := range []byte(" a0=:|x") {
+				if f.skip[b] {
+					skip += string(b)
+				}
+				if f.next[b] {
+					next += string(b)
+				}
+			}
+			if skip != "" || next != "" {
+				got += " " + skip + "|" + next
+			}
+		}
+		if got != c.follow {
+			t.Errorf("%s: follow %q, want %q", c.regex, got, c.follow)
+		}
+	}
+	f := newAnalyzer().followAfterAnchor(mustParse(t, `[\w.-]{0,50}?(?i:(?:key)(?:[ \t\w.-]{0,3})[\s'"]{0,1})(?:=|:)([a-z0-9]{4})`), []string{"key"})
+	for _, c := range []struct {
+		text string
+		ok   bool
+	}{
+		// The test is necessary, not sufficient: "key_idx=" has four bytes
+		// of the classes before '=', though not in the order they come.
+		{"key=", true}, {"key  : ", true}, {"key_id ='", true}, {"key_i\"=", true}, {"key_idx=", true},
+		{"key_idx =", false}, {"key", false}, {"key)", false}, {"key\u00e9=", false}, {"key -", false},
+	} {
+		if got := f.ok([]byte(c.text), 3); got != c.ok {
+			t.Errorf("follow.ok(%q) = %v, want %v", c.text, got, c.ok)
 		}
 	}
 }

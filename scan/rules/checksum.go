@@ -11,21 +11,57 @@ import (
 // key. gitleaks has no such key (and ignores it), so a config that uses it
 // still loads in gitleaks, without the check.
 //
-// A check looks at a finding's secret and gives one of three verdicts. A
-// token whose checksum holds is near-certain: it is reported whatever its
-// entropy, since a random-looking body is then proven rather than guessed.
-// A token whose checksum fails, or that a check recognises as a
-// placeholder, is dropped. Anything else is left to the entropy threshold
-// and the allowlists, as for a rule without a check.
+// A check looks at a finding's secret and says whether it can be what
+// the rule looks for. It never decides whether the finding is reported:
+// the regex, the entropy threshold and the allowlists do, as in gitleaks,
+// so a rule keeps gitleaks' findings whatever its check says. A check
+// that finds the secret implausible tags the finding instead: a token
+// whose checksum fails (GitHub's and npm's CRC-32, Bech32) is tagged
+// checksum:invalid, a value that stands in for a secret (xxxx, ${VAR},
+// changeme) placeholder, and a token that lacks its format's structure
+// (a JWT whose header is not JSON) malformed. Settings.SkipImplausible
+// drops the tagged findings, for those who want fewer findings.
 
 // verdict is a check's opinion of a secret.
 type verdict int8
 
 const (
-	unchecked verdict = iota // no opinion: entropy and allowlists decide
-	proven                   // a checksum holds: reported without the entropy threshold
-	rejected                 // a placeholder, or a checksum that fails: dropped
+	unchecked   verdict = iota // no opinion: nothing to check, or nothing wrong
+	proven                     // a checksum holds
+	placeholder                // a stand-in for a secret, or an obvious default
+	badChecksum                // the token's checksum fails
+	malformed                  // the token lacks its format's structure
 )
+
+// The tags of implausible findings.
+const (
+	// TagPlaceholder marks a finding whose secret looks like a stand-in
+	// (xxxx, ${VAR}, <token>, your_api_key_here, changeme) or an obvious
+	// default password.
+	TagPlaceholder = "placeholder"
+	// TagChecksumInvalid marks a token whose checksum fails: it cannot
+	// have been issued by the provider.
+	TagChecksumInvalid = "checksum:invalid"
+	// TagMalformed marks a token without its format's structure, such as
+	// a JSON Web Token whose header is not a JSON object.
+	TagMalformed = "malformed"
+)
+
+// tag returns the tag of an implausible verdict, or "".
+func (v verdict) tag() string {
+	switch v {
+	case placeholder:
+		return TagPlaceholder
+	case badChecksum:
+		return TagChecksumInvalid
+	case malformed:
+		return TagMalformed
+	}
+	return ""
+}
+
+// implausible reports whether the verdict tags the finding.
+func (v verdict) implausible() bool { return v.tag() != "" }
 
 // validator is a named check of a secret.
 type validator struct {
@@ -71,10 +107,10 @@ func (v *validator) judge(secret []byte) verdict {
 	return v.check(secret)
 }
 
-// checkPlaceholder rejects placeholders and has no other opinion.
+// checkPlaceholder finds placeholders and has no other opinion.
 func checkPlaceholder(secret []byte) verdict {
 	if isPlaceholder(secret) {
-		return rejected
+		return placeholder
 	}
 	return unchecked
 }
@@ -90,12 +126,12 @@ func checkBase62CRC32(secret []byte) verdict {
 	i := bytes.LastIndexByte(secret, '_')
 	token := secret[i+1:]
 	if len(token) < 7 {
-		return rejected
+		return badChecksum
 	}
 	body, sum := token[:len(token)-6], token[len(token)-6:]
 	want, ok := decodeBase62(sum)
 	if !ok || uint64(crc32.ChecksumIEEE(body)) != want {
-		return rejected
+		return badChecksum
 	}
 	return proven
 }
@@ -121,12 +157,12 @@ func decodeBase62(s []byte) (uint64, bool) {
 func checkBech32(secret []byte) verdict {
 	s := secret
 	if bytes.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz") && bytes.ContainsAny(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
-		return rejected
+		return badChecksum
 	}
 	s = bytes.ToLower(s)
 	sep := bytes.LastIndexByte(s, '1')
 	if sep < 1 || len(s)-sep-1 < 6 {
-		return rejected
+		return badChecksum
 	}
 	hrp, data := s[:sep], s[sep+1:]
 	values := make([]byte, 0, 2*len(hrp)+1+len(data))
@@ -141,12 +177,12 @@ func checkBech32(secret []byte) verdict {
 	for _, c := range data {
 		d := bytes.IndexByte([]byte(charset), c)
 		if d < 0 {
-			return rejected
+			return badChecksum
 		}
 		values = append(values, byte(d))
 	}
 	if bech32Polymod(values) != 1 {
-		return rejected
+		return badChecksum
 	}
 	return proven
 }
@@ -166,27 +202,26 @@ func bech32Polymod(values []byte) uint32 {
 	return chk
 }
 
-// checkJWT rejects a JSON Web Token whose header or payload is not a
-// base64url-encoded JSON object, or whose header names no algorithm: text
-// that merely starts with "eyJ" (which any base64 of `{"` does). A
-// well-formed token is left to the entropy threshold: the structure proves
-// it is a JWT, not that it is a live one, and placeholders are rejected
-// first.
+// checkJWT finds a JSON Web Token malformed when its header or payload is
+// not a base64url-encoded JSON object, or its header names no algorithm:
+// text that merely starts with "eyJ" (which any base64 of `{"` does). A
+// well-formed token gets no verdict: the structure proves it is a JWT,
+// not that it is a live one. Placeholders are found first.
 func checkJWT(secret []byte) verdict {
 	if isPlaceholder(secret) {
-		return rejected
+		return placeholder
 	}
 	parts := bytes.Split(secret, []byte("."))
 	if len(parts) < 2 {
-		return rejected
+		return malformed
 	}
 	var header map[string]any
 	if !decodeJSONSegment(parts[0], &header) || header["alg"] == nil {
-		return rejected
+		return malformed
 	}
 	var payload map[string]any
 	if len(parts) == 3 && !decodeJSONSegment(parts[1], &payload) {
-		return rejected
+		return malformed
 	}
 	return unchecked
 }
@@ -196,7 +231,7 @@ func checkJWT(secret []byte) verdict {
 func checkBase64JWT(secret []byte) verdict {
 	raw, ok := decodeBase64(secret)
 	if !ok {
-		return rejected
+		return malformed
 	}
 	return checkJWT(bytes.TrimSpace(raw))
 }
@@ -204,18 +239,18 @@ func checkBase64JWT(secret []byte) verdict {
 // checkBase64Credentials checks a base64-encoded user:password pair, the
 // form HTTP Basic authentication, docker's config.json "auth" and npm's
 // _auth use: it must decode to printable text with a colon, a user and a
-// password that is not a placeholder or an obvious default.
+// password; a placeholder or obvious default password is a placeholder.
 func checkBase64Credentials(secret []byte) verdict {
 	raw, ok := decodeBase64(secret)
 	if !ok {
-		return rejected
+		return malformed
 	}
 	user, pass, found := bytes.Cut(raw, []byte(":"))
 	if !found || len(user) == 0 || len(pass) == 0 || !printableText(raw) {
-		return rejected
+		return malformed
 	}
 	if isPlaceholder(pass) || isPlaceholder(user) && bytes.Equal(user, pass) {
-		return rejected
+		return placeholder
 	}
 	return unchecked
 }

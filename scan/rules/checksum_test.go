@@ -50,8 +50,8 @@ func TestBase62CRC32ProvesGeneratedTokensAndRejectsAlteredOnes(t *testing.T) {
 		b := []byte(tok)
 		j := len(prefix) + rng.IntN(30)
 		b[j] = alnum[(strings.IndexByte(alnum, b[j])+1+rng.IntN(len(alnum)-1))%len(alnum)]
-		if v := checkBase62CRC32(b); v != rejected {
-			t.Fatalf("%s altered to %s: verdict %v, want rejected", tok, b, v)
+		if v := checkBase62CRC32(b); v != badChecksum {
+			t.Fatalf("%s altered to %s: verdict %v, want badChecksum", tok, b, v)
 		}
 	}
 	for _, s := range []string{
@@ -61,8 +61,8 @@ func TestBase62CRC32ProvesGeneratedTokensAndRejectsAlteredOnes(t *testing.T) {
 		"ghp_", "ghp_abc",
 		"ghp_" + strings.Repeat("a", 30) + "!!!!!!",
 	} {
-		if v := checkBase62CRC32([]byte(s)); v != rejected {
-			t.Errorf("%q: verdict %v, want rejected", s, v)
+		if v := checkBase62CRC32([]byte(s)); v != badChecksum {
+			t.Errorf("%q: verdict %v, want badChecksum", s, v)
 		}
 	}
 }
@@ -107,8 +107,8 @@ func TestBech32(t *testing.T) {
 		"a12uel5m", "A12uEL5L", "1nwldj5", "a1", "abc", "pzry9x0s0muk",
 		"AGE-SECRET-KEY-1" + strings.Repeat("Q", 58),
 	} {
-		if v := checkBech32([]byte(s)); v != rejected {
-			t.Errorf("%q: verdict %v, want rejected", s, v)
+		if v := checkBech32([]byte(s)); v != badChecksum {
+			t.Errorf("%q: verdict %v, want badChecksum", s, v)
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 9))
@@ -129,16 +129,19 @@ func TestJWTStructure(t *testing.T) {
 	if v := checkJWT([]byte(good)); v != unchecked {
 		t.Errorf("well-formed JWT: verdict %v, want unchecked", v)
 	}
-	for name, s := range map[string]string{
-		"header without alg":  enc([]byte(`{"typ":"JWT"}`)) + "." + enc([]byte(`{"sub":"1"}`)) + "." + sig,
-		"header not JSON":     "eyJub3QganNvbg." + enc([]byte(`{"sub":"1"}`)) + "." + sig,
-		"payload not JSON":    enc([]byte(`{"alg":"none"}`)) + ".eyJhYmM." + sig,
-		"one segment":         enc([]byte(`{"alg":"none"}`)),
-		"invalid base64":      "eyJ!!!.eyJ.abc",
-		"placeholder payload": enc([]byte(`{"alg":"HS256"}`)) + "." + enc([]byte(`{"sub":"1"}`)) + ".xxxxxxxxxxxxxxxxxxxx",
+	for name, c := range map[string]struct {
+		text string
+		want verdict
+	}{
+		"header without alg":  {enc([]byte(`{"typ":"JWT"}`)) + "." + enc([]byte(`{"sub":"1"}`)) + "." + sig, malformed},
+		"header not JSON":     {"eyJub3QganNvbg." + enc([]byte(`{"sub":"1"}`)) + "." + sig, malformed},
+		"payload not JSON":    {enc([]byte(`{"alg":"none"}`)) + ".eyJhYmM." + sig, malformed},
+		"one segment":         {enc([]byte(`{"alg":"none"}`)), malformed},
+		"invalid base64":      {"eyJ!!!.eyJ.abc", malformed},
+		"placeholder payload": {enc([]byte(`{"alg":"HS256"}`)) + "." + enc([]byte(`{"sub":"1"}`)) + ".xxxxxxxxxxxxxxxxxxxx", placeholder},
 	} {
-		if v := checkJWT([]byte(s)); v != rejected {
-			t.Errorf("%s %q: verdict %v, want rejected", name, s, v)
+		if v := checkJWT([]byte(c.text)); v != c.want {
+			t.Errorf("%s %q: verdict %v, want %v", name, c.text, v, c.want)
 		}
 	}
 }
@@ -184,14 +187,14 @@ func TestBase64Credentials(t *testing.T) {
 	}{
 		{enc([]byte("deploy:Qw8#nV2pLk")), unchecked},
 		{base64.RawURLEncoding.EncodeToString([]byte("ci-bot:j5-H?x_9Lq")), unchecked},
-		{enc([]byte("admin:admin")), rejected},
-		{enc([]byte("user:changeme")), rejected},
-		{enc([]byte("user:${PASSWORD}")), rejected},
-		{enc([]byte("no-colon-here")), rejected},
-		{enc([]byte(":nouser")), rejected},
-		{enc([]byte("user:")), rejected},
-		{enc([]byte("bin\x00ary:x\x01y")), rejected},
-		{"not base64!", rejected},
+		{enc([]byte("admin:admin")), placeholder},
+		{enc([]byte("user:changeme")), placeholder},
+		{enc([]byte("user:${PASSWORD}")), placeholder},
+		{enc([]byte("no-colon-here")), malformed},
+		{enc([]byte(":nouser")), malformed},
+		{enc([]byte("user:")), malformed},
+		{enc([]byte("bin\x00ary:x\x01y")), malformed},
+		{"not base64!", malformed},
 	} {
 		if got := checkBase64Credentials([]byte(c.text)); got != c.want {
 			t.Errorf("%q: verdict %v, want %v", c.text, got, c.want)
@@ -205,7 +208,7 @@ func TestBase64JWT(t *testing.T) {
 	if v := checkBase64JWT([]byte(base64.StdEncoding.EncodeToString([]byte(jwt)))); v != unchecked {
 		t.Errorf("base64 of a JWT: verdict %v", v)
 	}
-	if v := checkBase64JWT([]byte(base64.StdEncoding.EncodeToString([]byte("eyJhbGciOi.not.a.jwt")))); v != rejected {
+	if v := checkBase64JWT([]byte(base64.StdEncoding.EncodeToString([]byte("eyJhbGciOi.not.a.jwt")))); v != malformed {
 		t.Errorf("base64 of text: verdict %v", v)
 	}
 }
@@ -235,4 +238,35 @@ func FuzzSecretChecks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestChecksTagAndSkipImplausibleDrops checks what a check does to a
+// finding: by default it is reported, tagged (and gitleaks' generic
+// finding of the same secret is dropped, as gitleaks drops it); with
+// SkipImplausible neither is reported. Spindle's own rules tag the same
+// way (a placeholder password in a .env file).
+func TestChecksTagAndSkipImplausibleDrops(t *testing.T) {
+	// A token of GitHub's format whose CRC-32 fails, and one whose
+	// CRC-32 holds (split so that this file holds no token).
+	bad := "gh" + "p_r0y4v0qn46j606ytslghtv1cr7nqn6jotzrw"
+	good := base62CRC32Token("gh"+"p_", "zQWBuTSOoRi4A9spHcVY5ncnsDkxkJ")
+	data := []byte("GITHUB_TOKEN=" + bad + "\nGITHUB_TOKEN=" + good + "\nDB_PASSWORD=changeme-please-123\n")
+	for _, skip := range []bool{false, true} {
+		d, err := CompileWith(Default(), Settings{SkipImplausible: skip})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		d.Scan(d.NewScratch(), "app.env", data, func(m Match) {
+			got = append(got, m.RuleID+" "+m.Secret+" "+strings.Join(m.Tags, ","))
+		})
+		want := []string{"github-pat " + bad + " " + TagChecksumInvalid, "github-pat " + good + " ",
+			"generic-dotenv-secret changeme-please-123 dotenv,password," + TagPlaceholder}
+		if skip {
+			want = want[1:2]
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("SkipImplausible %v: findings\n%s\nwant\n%s", skip, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -62,9 +61,15 @@ type Rule struct {
 	Required    []Required // composite rule: these rules must also match nearby
 	SkipReport  bool       // only used as a Required part, never reported itself
 
+	// From says which catalog the rule comes from: FromGitleaks or
+	// FromSpindle for the built-in rules (Default), FromConfig for one a
+	// config file or Go code defines. A config that extends the built-in
+	// rules and redefines one of them keeps its From.
+	From Provenance
+
 	// Spindle's own keys (gitleaks ignores them; see checksum.go and
 	// examples.go).
-	Validate  string    // a built-in check of the secret: "placeholder", "base62-crc32", ...
+	Validate  string    // a check of the secret that tags implausible findings: "placeholder", "base62-crc32", ...
 	Examples  []Example // each must give at least one finding of this rule
 	Negatives []Example // none may give a finding of this rule
 }
@@ -155,23 +160,6 @@ func (w Warning) String() string {
 		s += strconv.Quote(id)
 	}
 	return s
-}
-
-//go:embed default.toml
-var defaultTOML []byte
-
-// DefaultTOML returns the text of the built-in rules.
-func DefaultTOML() []byte { return append([]byte(nil), defaultTOML...) }
-
-// Default returns the built-in rules. It panics if they do not parse, which
-// the package's tests rule out.
-func Default() *Config {
-	cfg, err := Parse(defaultTOML, "")
-	if err != nil {
-		panic(err)
-	}
-	cfg.Origin = BuiltIn
-	return cfg
 }
 
 // maxExtendDepth is how many [extend] links a chain may have, as in
@@ -333,46 +321,59 @@ func (c *Config) extendWith(base *Config, origins, baseOrigins map[string]origin
 
 // validateRule checks what can only be checked once a rule is complete.
 func validateRule(r *Rule) (problem string) {
+	_, problem = validateRuleTree(r, true)
+	return problem
+}
+
+// validateRuleTree is validateRule, and returns the parsed regex (nil
+// for a path-only rule), which Compile analyzes. With allowlists false it
+// leaves the rule's allowlists to the caller (Compile validates each
+// distinct one once, as it compiles it).
+func validateRuleTree(r *Rule, allowlists bool) (tree *syntax.Regexp, problem string) {
 	if strings.TrimSpace(r.ID) == "" {
-		return "rule id is missing or empty"
+		return nil, "rule id is missing or empty"
 	}
 	if r.Regex == "" && r.Path == "" {
-		return "both regex and path are empty; the rule would match nothing"
+		return nil, "both regex and path are empty; the rule would match nothing"
 	}
 	if r.SecretGroup < 0 {
-		return fmt.Sprintf("secretGroup %d is negative", r.SecretGroup)
+		return nil, fmt.Sprintf("secretGroup %d is negative", r.SecretGroup)
 	}
 	if r.Regex != "" {
 		re, p := parseBoundedRegex("regex", r.Regex)
 		if p != "" {
-			return p
+			return nil, p
 		}
 		if p := emptyMatchProblem(re); p != "" {
-			return p
+			return nil, p
 		}
 		if n := re.MaxCap(); r.SecretGroup > n {
-			return fmt.Sprintf("secretGroup %d is out of range: the regex has %d capture group%s", r.SecretGroup, n, plural(n))
+			return nil, fmt.Sprintf("secretGroup %d is out of range: the regex has %d capture group%s", r.SecretGroup, n, plural(n))
 		}
+		tree = re
 	}
 	if r.Path != "" {
 		if _, p := parseBoundedRegex("path regex", r.Path); p != "" {
-			return p
+			return nil, p
 		}
 	}
 	for i := range r.Allowlists {
+		if !allowlists {
+			break
+		}
 		if p := validateAllowlist(&r.Allowlists[i], false); p != "" {
-			return fmt.Sprintf("allowlist %d: %s", i+1, p)
+			return nil, fmt.Sprintf("allowlist %d: %s", i+1, p)
 		}
 	}
 	for _, req := range r.Required {
 		if req.ID == "" {
-			return "required: rule id is empty"
+			return nil, "required: rule id is empty"
 		}
 	}
 	if r.Validate != "" && validatorNamed(r.Validate) == nil {
-		return fmt.Sprintf("validate: unknown check %q (known: %s)", r.Validate, strings.Join(validatorNames(), ", "))
+		return nil, fmt.Sprintf("validate: unknown check %q (known: %s)", r.Validate, strings.Join(validatorNames(), ", "))
 	}
-	return ""
+	return tree, ""
 }
 
 // parseRegex checks expr as regexp.Compile does, at a fraction of the

@@ -328,25 +328,6 @@ func TestFindPrefersExplicitThenRootThenBuiltin(t *testing.T) {
 	}
 }
 
-func TestDefaultTOMLIsTheBuiltinConfig(t *testing.T) {
-	cfg, err := Parse(DefaultTOML(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Origin != Explicit || Default().Origin != BuiltIn {
-		t.Errorf("origins %v and %v, want %v and %v", cfg.Origin, Default().Origin, Explicit, BuiltIn)
-	}
-	cfg.Origin = BuiltIn
-	if !reflect.DeepEqual(cfg, Default()) {
-		t.Error("DefaultTOML parses to something other than Default")
-	}
-	b := DefaultTOML()
-	b[0] = '!'
-	if DefaultTOML()[0] == '!' {
-		t.Error("DefaultTOML returns shared memory")
-	}
-}
-
 // TestParseAcceptsGitleaksDefaultConfig reads gitleaks' own default config
 // from the module cache.
 func TestParseAcceptsGitleaksDefaultConfig(t *testing.T) {
@@ -368,7 +349,7 @@ func TestParseAcceptsGitleaksDefaultConfig(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(fullTOML))
 	f.Add([]byte(trickyTOML))
-	f.Add(DefaultTOML()[:2000])
+	f.Add(SpindleTOML()[:2000])
 	f.Add([]byte("[[rules]]\nid = 'a'\nregex = '(x)'\nsecretGroup = 1\n[[rules.allowlists]]\nregexes = ['y']\n"))
 	f.Add([]byte("[extend]\nuseDefault = true\ndisabledRules = ['jwt']\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {

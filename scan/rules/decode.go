@@ -65,7 +65,7 @@ func parseLevel(src *files, data []byte, source string, depth int) (*Config, map
 		)
 		baseName := "the built-in rules"
 		if ext.UseDefault {
-			base, baseOrigins, err = parseLevel(&files{}, defaultTOML, "", depth+1)
+			base, baseOrigins, err = builtinLevel()
 		} else {
 			base, baseOrigins, err = doc.readExtended(src, depth)
 		}

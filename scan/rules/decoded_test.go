@@ -122,7 +122,7 @@ func TestDecodedFindingsArePlacedOnTheEncodedText(t *testing.T) {
 	data := "line one\nvalue: " + enc + " # end\n"
 	start := strings.Index(data, enc)
 	got := scanKeys(d, nil, data)
-	want := []decodedKey{{"aws-access-token", "AKIAQYLPMN5HHHFPZAM2", start, start + len(enc), "aws,cloud,key,decoded:base64,decode-depth:1"}}
+	want := []decodedKey{{"aws-access-token", "AKIAQYLPMN5HHHFPZAM2", start, start + len(enc), "decoded:base64,decode-depth:1"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
@@ -131,7 +131,7 @@ func TestDecodedFindingsArePlacedOnTheEncodedText(t *testing.T) {
 	nested := "u=" + percentAll(b64s(hex.EncodeToString([]byte(awsLine)))) + "\n"
 	got = scanKeys(d, nil, nested)
 	if len(got) != 1 || got[0].start != 2 || got[0].end != len(nested)-1 ||
-		got[0].tags != "aws,cloud,key,decoded:percent,decoded:hex,decoded:base64,decode-depth:3" {
+		got[0].tags != "decoded:percent,decoded:hex,decoded:base64,decode-depth:3" {
 		t.Errorf("nested: %+v", got)
 	}
 	for depth, n := range map[int]int{-1: 0, 1: 0, 2: 0, 3: 1} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -21,10 +22,20 @@ type Detector struct {
 	nonASCII  bool         // some keyword has a non-ASCII byte (see Scan)
 	maxWindow int
 
-	decodeDepth int       // Settings.MaxDecodeDepth, resolved; 0: off
-	enc         encodings // what is decoded (Settings.GitleaksDecoding)
-	gitleaksDec bool      // Settings.GitleaksDecoding
-	ignoreAllow bool      // Settings.IgnoreInlineAllow
+	decodeDepth     int       // Settings.MaxDecodeDepth, resolved; 0: off
+	enc             encodings // what is decoded (Settings.GitleaksDecoding)
+	gitleaksDec     bool      // Settings.GitleaksDecoding
+	ignoreAllow     bool      // Settings.IgnoreInlineAllow
+	skipImplausible bool      // Settings.SkipImplausible
+
+	// examples is the detector CheckExamples runs examples with, for cfg
+	// (see exampleDetector).
+	examples struct {
+		sync.Mutex
+		cfg *Config
+		d   *Detector
+		err error
+	}
 }
 
 // DefaultDecodeDepth is how many times encoded text is decoded and scanned
@@ -54,6 +65,11 @@ type Settings struct {
 	// reported once per rule, place and secret, at the lowest depth that
 	// finds it.
 	GitleaksDecoding bool
+	// SkipImplausible drops the findings a rule's check (spindle's
+	// validate key) tags as implausible: TagChecksumInvalid,
+	// TagPlaceholder and TagMalformed. By default they are reported,
+	// tagged, as gitleaks reports them.
+	SkipImplausible bool
 }
 
 // RuleInfo describes a compiled rule.
@@ -62,7 +78,8 @@ type RuleInfo struct {
 	Description string
 	Keywords    []string
 	Tags        []string
-	PathOnly    bool // the rule matches file paths, not content (see ScanPath)
+	PathOnly    bool       // the rule matches file paths, not content (see ScanPath)
+	From        Provenance // the catalog the rule comes from
 }
 
 // Match is one finding in a buffer. Offsets are byte offsets into the data
@@ -89,12 +106,14 @@ type rule struct {
 	index  int
 	source string // the regex as written
 
-	// ref is the regex compiled by the standard library, whose semantics
-	// are the reference (gitleaks' default build uses it). Compile builds
-	// it (it must report an invalid regex); the other compiled forms are
-	// built on first use (see lazy). nil for a path-only rule.
-	ref     matcher
+	// The regex compiled by the standard library, whose semantics are
+	// the reference (gitleaks' default build uses it), is built on first
+	// use (reference), like the other compiled forms (see lazy): Compile
+	// parses every regex, which finds every regex the standard library
+	// would refuse (see parseRegex). Unused for a path-only rule.
+	ref     lazyRef        // see reference
 	tree    *syntax.Regexp // the parsed regex
+	groups  int            // its capture groups
 	asserts assertions     // its zero-width assertions
 	choice  engine         // ruleEngine when the rule was compiled
 	engine  engine         // the engine chosen for speed (lazy's fast forms use it if it compiles them)
@@ -106,19 +125,50 @@ type rule struct {
 	allow      []*allowlist
 	required   []requiredPart
 	skipReport bool
-	generic    bool       // its id contains "generic": gitleaks drops its findings that a specific rule also found
-	check      *validator // spindle's validate key (checksum.go); nil: none
+	rank       int8                    // a finding is dropped when one of a higher rank on its line holds its secret (see ruleRank)
+	check      *validator              // spindle's validate key (checksum.go); nil: none
+	tagged     [malformed + 1][]string // the finding's tags for each verdict of check
 
-	gate    []int       // keyword pattern ids; nil: the rule always runs
-	keyText []string    // its folded keywords
-	anchors []int       // pattern ids whose hits bound every match; nil: scan the whole buffer
-	left    bound       // from an anchor's end back to the start of a match
-	right   bound       // from an anchor's start on to the end of a match
-	cutNL   bool        // windows must be cut at '\n' ((?m)^ or $ present)
-	run     *byteRun    // every match holds this run; nil if none worth checking (runs.go)
-	prefix  *lazyPrefix // the regex is X{0,n}? C, and C finds its matches (prefix.go); nil if not
-	maxLen  int         // longest match in bytes; -1 if unbounded
+	gate    []int    // keyword pattern ids; nil: the rule always runs
+	keyText []string // its folded keywords
+	anchors []int    // pattern ids whose hits bound every match; nil: scan the whole buffer
+	// anchorSet is the anchors' folded text. wordStart says that every
+	// match starts with one of them, right after a \b, and they start
+	// with a word byte: a hit after a word byte starts no match, and needs
+	// no window (see startsAtWordBoundary).
+	anchorSet []string
+	wordStart bool
+	// follow, if not nil, tests what must follow an anchor occurrence
+	// that is a match's anchor element (see followAfterAnchor).
+	follow *follow
+	left   bound       // from an anchor's end back to the start of a match
+	right  bound       // from an anchor's start on to the end of a match
+	cutNL  bool        // windows must be cut at '\n' ((?m)^ or $ present)
+	run    *byteRun    // every match holds this run; nil if none worth checking (runs.go)
+	prefix *lazyPrefix // the regex is X{0,n}? C, and C finds its matches (prefix.go); nil if not
+	maxLen int         // longest match in bytes; -1 if unbounded
 }
+
+// ruleRank orders rules for gitleaks' last filter, which drops a finding
+// of a rule whose id contains "generic" when a finding of a rule whose id
+// does not, on the same line, holds its secret: such a finding is dropped
+// when one of a higher rank does. Spindle's own built-in rules rank below
+// every other rule, in the same order among themselves: they add what
+// gitleaks' rules miss and never take a finding from them.
+func ruleRank(id string, from Provenance) int8 {
+	rank := int8(maxRank)
+	if strings.Contains(strings.ToLower(id), "generic") {
+		rank = 2
+	}
+	if from == FromSpindle {
+		rank -= 2
+	}
+	return rank
+}
+
+// maxRank is the highest rank: a rule whose id does not contain
+// "generic", other than one of spindle's own.
+const maxRank = 3
 
 type requiredPart struct {
 	rule          int
@@ -130,7 +180,8 @@ func Compile(cfg *Config) (*Detector, error) { return CompileWith(cfg, Settings{
 
 // CompileWith checks cfg and builds its Detector with the given Settings.
 func CompileWith(cfg *Config, set Settings) (*Detector, error) {
-	d := &Detector{byID: map[string]int{}, ignoreAllow: set.IgnoreInlineAllow, enc: spindleEncodings, gitleaksDec: set.GitleaksDecoding}
+	d := &Detector{byID: map[string]int{}, ignoreAllow: set.IgnoreInlineAllow, skipImplausible: set.SkipImplausible,
+		enc: spindleEncodings, gitleaksDec: set.GitleaksDecoding}
 	if set.GitleaksDecoding {
 		d.enc = gitleaksEncodings
 	}
@@ -166,9 +217,11 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 	}
 
 	maxBounded, unbounded := 0, false
+	allowlists := map[string]*allowlist{}
 	for i := range cfg.Rules {
 		cr := cfg.Rules[i]
-		if p := validateRule(&cr); p != "" {
+		tree, p := validateRuleTree(&cr, false)
+		if p != "" {
 			return nil, fail(cr.ID, p)
 		}
 		if _, dup := d.byID[cr.ID]; dup {
@@ -181,13 +234,20 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 				Keywords:    append([]string(nil), cr.Keywords...),
 				Tags:        append([]string(nil), cr.Tags...),
 				PathOnly:    cr.Regex == "",
+				From:        cr.From,
 			},
 			index:      len(d.rules),
 			group:      cr.SecretGroup,
 			entropy:    cr.Entropy,
 			skipReport: cr.SkipReport,
-			generic:    strings.Contains(strings.ToLower(cr.ID), "generic"),
+			rank:       ruleRank(cr.ID, cr.From),
 			check:      validatorNamed(cr.Validate),
+		}
+		for v := range r.tagged {
+			r.tagged[v] = r.Tags
+			if tag := verdict(v).tag(); tag != "" {
+				r.tagged[v] = append(append(make([]string, 0, len(r.Tags)+1), r.Tags...), tag)
+			}
 		}
 		if cr.Path != "" {
 			var err error
@@ -196,14 +256,22 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 			}
 		}
 		for j, a := range cr.Allowlists {
-			ca, p := compileAllowlist(a, false)
-			if p != "" {
-				return nil, fail(cr.ID, fmt.Sprintf("allowlist %d: %s", j+1, p))
+			// Rules often share an allowlist (spindle's own rules share
+			// spindle.toml's global ones): each distinct one is compiled
+			// once. A compiled allowlist holds no state of its rule.
+			key := fmt.Sprintf("%#v", a)
+			ca, ok := allowlists[key]
+			if !ok {
+				var p string
+				if ca, p = compileAllowlist(a, false); p != "" {
+					return nil, fail(cr.ID, fmt.Sprintf("allowlist %d: %s", j+1, p))
+				}
+				allowlists[key] = ca
 			}
 			r.allow = append(r.allow, ca)
 		}
 		if !r.PathOnly {
-			if err := r.compileContent(cr, pattern); err != nil {
+			if err := r.compileContent(cr, tree, pattern); err != nil {
 				return nil, fail(cr.ID, err.Error())
 			}
 			if r.maxLen < 0 {
@@ -268,12 +336,8 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 // compileContent compiles the rule's regex and works out how to find its
 // matches: which literals bound them (anchors) and how far a match reaches
 // around one (see analyze.go and doc.go).
-func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
+func (r *rule) compileContent(cr Rule, tree *syntax.Regexp, pattern func(string) int) error {
 	r.source = cr.Regex
-	tree, err := syntax.Parse(cr.Regex, syntax.Perl)
-	if err != nil {
-		return fmt.Errorf("invalid regex: %s", regexErrText(err))
-	}
 
 	// The gate: gitleaks runs a rule with keywords only if one of them
 	// occurs (case-insensitively) in the buffer. An empty keyword occurs
@@ -311,15 +375,17 @@ func (r *rule) compileContent(cr Rule, pattern func(string) int) error {
 		}
 	}
 
+	if r.anchors != nil {
+		r.wordStart = an.startsAtWordBoundary(tree, r.anchorSet)
+		r.follow = an.followAfterAnchor(tree, r.anchorSet)
+	}
 	r.run, _ = requiredRun(tree)
 	r.prefix, _ = lazyPrefixOf(tree)
 	r.tree, r.asserts = tree, assertionsOf(tree)
+	r.groups = tree.MaxCap()
 	r.cutNL = r.asserts.beginLine || r.asserts.endLine
-	if r.ref, err = compileRegex(cr.Regex); err != nil {
-		return fmt.Errorf("invalid regex: %s", regexErrText(err))
-	}
 	r.choice = ruleEngine
-	r.engine = chooseEngine(r.choice, r.ref)
+	r.engine = chooseEngine(r.choice, tree)
 	return nil
 }
 
@@ -328,6 +394,7 @@ func (r *rule) setAnchors(a anchoring, pattern func(string) int) {
 		r.anchors = append(r.anchors, pattern(s))
 	}
 	r.left, r.right = a.left, a.right
+	r.anchorSet = a.set
 }
 
 // compileForms compiles the four window forms of a regex with one engine:

@@ -15,16 +15,11 @@
 // global allowlists are added. Keys are matched without regard to case,
 // as gitleaks' viper does. Find looks for a config the way gitleaks does for
 // a directory: the explicit path, else <root>/.gitleaks.toml, else the
-// built-in rules (default.toml, embedded): written for this project from
-// providers' documented token formats, with gitleaks' rule ids wherever the
-// kind of secret is the same, so a .gitleaksignore, a baseline,
-// disabledRules and targetRules written for gitleaks apply unchanged. Every
-// rule carries examples and negatives (spindle-only keys, drawn from
-// testdata/corpus/formats.txt), which `spindle rules --check` and the tests
-// run; a rule may name a check (`validate`: a provider's checksum such as
-// GitHub's CRC-32, a JWT's structure, a placeholder filter) that finish
-// applies to each candidate: a token whose checksum holds needs no entropy
-// threshold, and one that fails is a placeholder, dropped.
+// built-in rules (Default; see Built-in rules below). A rule may name a
+// check (spindle's `validate` key: a provider's checksum such as GitHub's
+// CRC-32, a JWT's structure, a placeholder filter), and carry examples
+// and negatives (spindle's keys), which `spindle rules --check` and the
+// tests run (examples.go).
 //
 // Parse is stricter than gitleaks, on purpose: an unknown key, a value of
 // the wrong type, an invalid regex (gitleaks panics), a secretGroup beyond
@@ -43,8 +38,9 @@
 //
 // What a config names but the rules lack is a Warning in
 // Config.Warnings, never an error and never silent, since a config
-// written for gitleaks' default rules meets this package's (a different
-// set) when it extends them: a disabledRules id the extended config does
+// written for one set of rules may extend another (one written for
+// another version of gitleaks' rules, say): a disabledRules id the
+// extended config does
 // not have; a targetRules id no rule has (gitleaks makes this an error;
 // the allowlist still applies to the rules that exist); a rule that only
 // amends a base rule (no regex, no path) that the base lacks, which is
@@ -53,6 +49,77 @@
 // config that extends nothing, that stays an error, as in gitleaks).
 // Each warning names the file, the line and the ids; the caller prints
 // them.
+//
+// # Built-in rules
+//
+// Default is gitleaks' default config, taken from the gitleaks Go module
+// this module requires (github.com/zricethezav/gitleaks/v8 at
+// GitleaksVersion; its config package embeds gitleaks.toml as
+// DefaultConfig), parsed and compiled by this package like any config,
+// then spindle's own rules (spindle.toml) for kinds of secret gitleaks'
+// rules miss: passwords in the files people leak (.netrc, .pgpass,
+// .git-credentials, URLs and connection strings with a password,
+// wp-config.php, .env, shadow and htpasswd files, Django and Spring
+// settings, SQL dumps, FileZilla and WinSCP) and tokens that gitleaks'
+// rules do not find. Updating gitleaks' rules is `go get` of a new version,
+// `go generate ./scan/rules` (for its examples, below) and the tests; the
+// module is the single source, and no rule of gitleaks' is written here.
+//
+// Each rule says where it comes from (Rule.From, RuleInfo.From:
+// FromGitleaks, FromSpindle, FromConfig). Spindle's ids never clash with
+// gitleaks' (Default fails if they do), and a rule of spindle's stays in
+// spindle.toml only while it finds, on its corpus and examples and on
+// gitleaks' rule examples, a secret that no rule of gitleaks' finds, and
+// reports none of gitleaks' false-positive examples
+// (TestSpindleRulesFindWhatGitleaksMisses); 69 rules do. spindle.toml's global allowlists apply to its
+// own rules only; gitleaks' apply to all. A finding of one of spindle's
+// rules gives way to a finding of any of gitleaks' rules on the same line
+// whose secret holds its secret (gitleaks' own filter of generic findings,
+// extended: ruleRank), and never takes one of gitleaks' findings away. So
+// the built-in rules report every finding gitleaks' defaults report, under
+// the same rule id, with the same secret, line and fingerprint: a
+// baseline or a .gitleaksignore written by gitleaks applies unchanged, and
+// [extend] useDefault = true and disabledRules work on this catalog as
+// they do on gitleaks' (the figures are in BENCHMARKS.md and the tests).
+//
+// Checks tag, they do not drop. The built-in rules give gitleaks' rules
+// checks (gitleaksChecks): GitHub's and npm's CRC-32 (github-pat,
+// github-oauth, github-app-token, npm-access-token), Bech32 (age-secret-key),
+// a JWT's structure (jwt, jwt-base64), and the placeholder check for every
+// other rule. A finding whose secret a check finds implausible is reported
+// as gitleaks reports it, tagged checksum:invalid, placeholder or
+// malformed; Settings.SkipImplausible (the command's --skip-implausible)
+// drops those findings, after gitleaks' filter of generic findings, so a
+// generic rule's finding of the same secret goes with them.
+//
+// gitleaks' examples: each rule function in the module's
+// cmd/generate/config/rules package validates its rule on true and false
+// positives, mostly generated at run time from regexes. The generator in
+// internal/gitleaksexamples (go generate) parses that package with
+// go/parser, rewrites its validation calls into recorders and its secret
+// generator into the same generator seeded, builds and runs it in a
+// temporary module against the required gitleaks version, and writes what
+// it recorded to gitleaks_examples.json.gz (6,396 true and 374 false
+// positives for 220 rules; gitleaks gives dropbox-short-lived-api-token
+// and dropbox-long-lived-api-token none). ExamplesOf gives a rule from
+// gitleaks those examples; CheckExamples runs them as gitleaks' generator
+// does: the rule alone, with the global allowlists, without decoding.
+// TestGitleaksExamplesAreCurrent regenerates the file and compares.
+//
+// Taking the config from the module costs an import of its config
+// package, which brings viper, zerolog and gitleaks' regexp wrapper into
+// the binary (github.com/zricethezav/gitleaks/v8/config). Measured on the
+// command: the import adds 4.45 MB to the binary (22.2 MB; stripped, 3.2
+// MB to 14.7 MB), of which the 98 KB of gitleaks.toml is a small part,
+// and 1.1 million instructions to its start (`spindle version` under
+// callgrind: 5.29 million, 4.19 million without; about a third of a
+// millisecond, the package initialisation of viper and its
+// dependencies). Loading and compiling the built-in rules, as
+// `spindle scan` of an empty directory does, takes 338 million
+// instructions. A go:generate copy of gitleaks.toml checked against the module
+// by a test would save the 4.45 MB, at the price of a second copy of
+// gitleaks' rules in this repository; the import keeps the module the
+// single source, and its cost is small beside the rules it brings.
 //
 // # Untrusted configs
 //
@@ -119,12 +186,15 @@
 //     regex again on the trimmed text alone (secretGroup, else the first
 //     non-empty group, else the whole match); drop it if entropy is set and
 //     the secret's Shannon entropy is not above it; drop it if a global
-//     allowlist, then one of the rule's, allows it.
+//     allowlist, then one of the rule's, allows it; tag it if the rule's
+//     check finds the secret implausible (checksum.go).
 //  4. Composite rules keep a finding only if each required rule has one
 //     nearby; rules with skipReport report nothing themselves.
 //  5. A finding of a rule whose id contains "generic" is dropped when a
 //     non-generic rule's finding on the same line has a secret containing
-//     its secret.
+//     its secret; a finding of one of spindle's built-in rules gives way
+//     the same way to a finding of any rule not of spindle's, and among
+//     spindle's a generic one to a specific one (ruleRank).
 //
 // Allowlists follow gitleaks exactly, quirks included: regexes are joined
 // textually into one alternation (so a leading (?i) leaks into the later
@@ -194,6 +264,22 @@
 //     same assertions along every path up to the window's end, so it
 //     prefers the same alternative at the same start, and the leftmost-
 //     first sequence of matches is the same.
+//   - Anchor filters. A window is needed only around an anchor occurrence
+//     that can be a match's own anchor element, and two tests derived from
+//     the syntax tree rule out most others before any window is made. A
+//     rule whose every match starts with \b and then an anchor that
+//     starts with a word byte (gitleaks' jwt, `\b(ey...`; vault's
+//     `\b((?:hvs\.|s\.)...`) skips occurrences after a word byte: "ey"
+//     in "key" and "they", "s." in "os." (startsAtWordBoundary). A rule
+//     whose anchor element is followed by bounded repetitions of some
+//     bytes and then an element that starts with none of them (gitleaks'
+//     semi-generic rules: the keyword, at most 23 bytes of
+//     `[ \t\w.-]` and `[\s'"]`, then an assignment operator) skips
+//     occurrences not followed that way (followAfterAnchor): most "key",
+//     "token" and "api" in code are not assigned to. Each match's own
+//     anchor passes both, and its window holds the match. On GOROOT's
+//     source, the filters leave jwt 42 of its 2,018 windows that hold its
+//     run, and vault-service-token 159 of 6,022.
 //
 // Inside a window, three cheaper tests come before the regex:
 //
@@ -213,6 +299,11 @@
 //     are C's matches with each start moved left over at most n X bytes,
 //     never past the previous match (prefix.go has the proof); 95 of
 //     gitleaks' rules have that form, and they never run their full regex.
+//     Nor do they to take a match's secret: C's groups, on ASCII text, are
+//     the regex's (rule.submatches), and C is the smaller program
+//     (generic-api-key: 454 instructions against 554, under the 500 up to
+//     which the standard library uses its backtracker rather than its
+//     NFA).
 //
 // Case folding has three exceptions: strings.ToLower maps U+0130 to "i"
 // and U+212A (Kelvin) to "k", and (?i) lets 'k' match U+212A and 's' match
@@ -275,8 +366,13 @@
 // Keyword pass (BenchmarkKeywords, keywordDFA.find): the automaton folds
 // case through its byte classes (no copy), stores premultiplied next
 // states, numbers match states last (one comparison per byte), and runs
-// the two halves of a buffer in lockstep so that two chains of dependent
-// table loads overlap: 615-647 MiB/s, against 191 and 166 MiB/s for
+// four parts of a buffer in lockstep so that four chains of dependent
+// table loads overlap (keywords.go), in a leaf loop that holds its states
+// in registers and leaves the rare match states to a separate function:
+// on GOROOT's source, 11.5 instructions per byte under callgrind (22.7
+// with the matches handled inside the loop, whose states then live in
+// memory). Earlier, with two
+// chains: 615-647 MiB/s, against 191 and 166 MiB/s for
 // github.com/BobuSumisu/aho-corasick and petar-dambovaliev/aho-corasick.
 // Before it, a pair filter rules out eight bytes at a time: at each even
 // offset, one lookup of the byte pair in a bitmap of the pairs that an
@@ -303,15 +399,27 @@
 // standard library (race.go): same findings, and the tests of every
 // package that scans stay fast.
 //
-// Compile parses and analyzes every regex and compiles it once with the
-// standard library (to report errors and serve as the reference);
-// everything else (window forms, go-re2 forms, match cores) is compiled
-// by a rule when it first needs it (engine.go), and compiled from
-// regexText, a writer that states every flag, because
-// (*syntax.Regexp).String walks every rune of every class to infer them.
-// BenchmarkCompile, gitleaks' config / the built-in rules: 34 / 12 ms
-// (337 / 194 ms when every form was compiled up front); under -race,
-// 186 / 52 ms (the built-in rules took 6.8 s).
+// Compile parses and analyzes every regex once (parsing finds every
+// regex the standard library would refuse: parseRegex); everything else
+// (the standard library's compilation, the reference, window forms,
+// go-re2 forms, match cores) is compiled by a rule when it first needs it
+// (engine.go), and compiled from regexText, a writer that states every
+// flag, because (*syntax.Regexp).String walks every rune of every class
+// to infer them. An allowlist that several rules share (spindle.toml's
+// global ones, on each of its rules) is compiled once. The engine of a
+// rule is chosen from its syntax tree (literalPrefix, held to the
+// standard library's LiteralPrefix by a test). BenchmarkCompile, gitleaks'
+// config: 34 ms (337 ms when every form was compiled up front); the
+// built-in rules (gitleaks' and spindle's), on a loaded machine, 49 ms,
+// and Default's parsing of both files 26 ms. Under -race, gitleaks'
+// config compiled in 186 ms.
+//
+// An allowlist's regexes whose program is large (more than the 500
+// instructions of the standard library's backtracker) are asked first
+// whether they match at all through a pathRegex of them (path.go: only
+// the alternatives whose literals the text holds run), since the NFA
+// costs a few hundred thousand instructions per candidate on gitleaks'
+// generic-api-key allowlist of some 2,000.
 //
 // A DFA is built lazily, state by state, the first time text reaches a
 // state, and go-re2 builds states slowly: in a process that scans once,

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	re2 "github.com/wasilibs/go-re2"
 )
@@ -53,17 +55,15 @@ var ruleEngine = defaultEngine
 // under RE2) or with long windows (curl-auth-user, 143 instructions, whose
 // windows reach to the buffer's end: 5.6 times faster). Measured per rule
 // on Go source; see doc.go.
-func chooseEngine(pref engine, std matcher) engine {
+func chooseEngine(pref engine, tree *syntax.Regexp) engine {
 	if pref != engineAuto {
 		return pref
 	}
 	if !re2Usable() {
 		return engineStdlib
 	}
-	if re, ok := std.(*regexp.Regexp); ok {
-		if prefix, _ := re.LiteralPrefix(); prefix != "" {
-			return engineStdlib
-		}
+	if literalPrefix(tree) != "" {
+		return engineStdlib
 	}
 	return engineRE2
 }
@@ -72,6 +72,97 @@ func chooseEngine(pref engine, std matcher) engine {
 // re2Fits): a scan under a virtual-memory limit of a few GiB matches with
 // the standard library alone.
 var re2Usable = sync.OnceValue(re2Fits)
+
+// literalPrefix returns the literal text every match of tree starts
+// with, as the standard library's LiteralPrefix gives it for the regex:
+// literal runes from the start (case-folded ones only if they have no
+// other case), through captures and nested concatenations, up to the
+// first node that is anything else.
+// TestLiteralPrefixIsTheStandardLibrarys holds it to LiteralPrefix.
+func literalPrefix(tree *syntax.Regexp) string {
+	var b []rune
+	var walk func(re *syntax.Regexp) bool // false: the prefix ends here
+	walk = func(re *syntax.Regexp) bool {
+		switch re.Op {
+		case syntax.OpLiteral:
+			for _, c := range re.Rune {
+				// A case-folded rune without other cases ('<', '-')
+				// compiles to a plain one.
+				if re.Flags&syntax.FoldCase != 0 && unicode.SimpleFold(c) != c {
+					return false
+				}
+				b = append(b, c)
+			}
+			return true
+		case syntax.OpCapture:
+			return walk(re.Sub[0])
+		case syntax.OpConcat:
+			for _, sub := range re.Sub {
+				if !walk(sub) {
+					return false
+				}
+			}
+			return true
+		case syntax.OpEmptyMatch:
+			return true
+		}
+		return false
+	}
+	walk(tree)
+	return string(b)
+}
+
+// lazyRef holds a rule's reference regex, compiled on first use.
+type lazyRef struct {
+	once sync.Once
+	re   matcher
+}
+
+// reference returns the rule's regex compiled by the standard library,
+// compiling it on the first call. Safe for concurrent use.
+func (r *rule) reference() matcher {
+	r.ref.once.Do(func() {
+		re, err := compileRegex(r.source)
+		if err != nil {
+			// Compile parsed the regex with the flags the standard
+			// library compiles it with, so this cannot happen.
+			panic("rules: " + r.ID + ": " + err.Error())
+		}
+		r.ref.re = re
+	})
+	return r.ref.re
+}
+
+// submatches returns the leftmost match of the rule's regex in text,
+// with its groups, as reference().FindSubmatchIndex(text) does: what
+// finish takes a match's secret from. For a rule of the form X{0,n}? C
+// (prefix.go) whose regex is not one capture group, it asks C instead, on
+// ASCII text: C's leftmost match is where the regex's C part matches (the
+// argument of prefix.go, from a search at the text's start), X holds no
+// group, so C's groups, numbered alike, are the regex's; and C is the
+// smaller program (gitleaks' generic-api-key: 454 instructions against
+// 554), small enough for the standard library's backtracker rather than
+// its NFA, several times faster on a match's few dozen bytes. Text with a
+// byte >= 0x80 may hold a rune that (?i) adds to X, which the lazy prefix
+// leaves out, so it gets the regex itself.
+func (r *rule) submatches(text []byte) []int {
+	if r.prefix != nil && r.tree.Op != syntax.OpCapture && isASCII(text) {
+		if core := r.testForms().std[0]; core != nil {
+			return core.FindSubmatchIndex(text)
+		}
+	}
+	return r.reference().FindSubmatchIndex(text)
+}
+
+// isASCII reports whether b holds only bytes below 0x80.
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
 
 // lazyForms are the compiled regexes of a rule that Compile does not
 // build: the window forms, the go-re2 forms and the match core. Compiling
@@ -119,7 +210,7 @@ func (f *formSet) pick(v int, valid bool) matcher {
 // findForms, which may be called only after stdForms returned true.
 func (r *rule) stdForms() bool {
 	r.lazy.stdOnce.Do(func() {
-		if std, err := compileForms(engineStdlib, r.source, r.tree, r.asserts, r.ref); err == nil {
+		if std, err := compileForms(engineStdlib, r.source, r.tree, r.asserts, r.reference()); err == nil {
 			r.lazy.std = std
 		}
 	})
@@ -142,7 +233,7 @@ func (r *rule) testForms() *formSet {
 			return
 		}
 		r.lazy.test = compileFast(formSet{fast: std, std: std, engine: engineStdlib},
-			chooseEngine(r.choice, std[0]), expr, core, r.asserts)
+			chooseEngine(r.choice, core), expr, core, r.asserts)
 	})
 	return &r.lazy.test
 }
@@ -253,4 +344,17 @@ func compileRegex(expr string) (matcher, error) {
 		return nil, err
 	}
 	return re, nil
+}
+
+// maxBacktrackInsts is the largest program the standard library matches
+// with its backtracker (regexp's maxBacktrackProg); a larger one runs on
+// its NFA, whose cost per byte grows with the program: on gitleaks'
+// generic-api-key (554 instructions) about 8,000 instructions per byte of
+// text, a third of a millisecond for one finding's secret.
+const maxBacktrackInsts = 500
+
+// largeProgram reports whether the standard library runs tree on its NFA.
+func largeProgram(tree *syntax.Regexp) bool {
+	prog, err := syntax.Compile(tree.Simplify())
+	return err == nil && len(prog.Inst) > maxBacktrackInsts
 }

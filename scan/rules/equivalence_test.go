@@ -85,6 +85,16 @@ keywords = ["cfg:"]
 id = "lazy-prefix"
 regex = '''[\w.-]{0,12}?(?:token|auth)[\w.-]{0,6}[ \t]*=[ \t]*["']?([\w=.+/-]{6,40}|[a-z0-9][a-z0-9+/]{7,}={0,2})(?:["'\s;]|\\[nr]|$)'''
 keywords = ["token", "auth"]
+
+[[rules]]
+id = "word-start"
+regex = '''\b((?:ey|hv\.)[a-z0-9]{6,12}\.ey[a-z0-9]{4,8})'''
+keywords = ["ey", "hv."]
+
+[[rules]]
+id = "semi-generic"
+regex = '''[\w.-]{0,8}?(?i:(?:key|secret|tok)(?:[ \t\w.-]{0,5})[\s'"]{0,2})(?:=|>|:{1,2}=|,)[\x60'"\s=]{0,3}([a-z0-9]{8,12})(?:[\x60'"\s;]|$)'''
+keywords = ["key", "secret", "tok"]
 `
 
 func trickyDetector(t testing.TB) *Detector {

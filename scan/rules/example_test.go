@@ -99,7 +99,32 @@ func ExampleFind() {
 	// No explicit config and no /nonexistent/repo/.gitleaks.toml: the
 	// built-in rules.
 	fmt.Printf("path %q, title %q\n", used, cfg.Title)
-	// Output: path "", title "spindle built-in rules"
+	// Output: path "", title "built-in rules: gitleaks v8.30.1 defaults and spindle's own"
+}
+
+// The built-in rules are gitleaks' default config, from the gitleaks Go
+// module, and spindle's own rules for kinds of secret it lacks; a check
+// tags the findings it finds implausible instead of dropping them.
+func ExampleDefault() {
+	cfg := rules.Default()
+	d, err := rules.Compile(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	from := map[string]rules.Provenance{}
+	for _, r := range d.Rules() {
+		from[r.ID] = r.From
+	}
+	// A token of GitHub's format with a checksum that fails (split so
+	// that this file holds no token).
+	data := []byte("GITHUB_TOKEN=gh" + "p_r0y4v0qn46j606ytslghtv1cr7nqn6jotzrw\n" +
+		"machine git.example.com login deploy password Qw8vN2pLk5rT\n")
+	d.Scan(d.NewScratch(), "ci/notes.txt", data, func(m rules.Match) {
+		fmt.Printf("%s (%s) %v\n", m.RuleID, from[m.RuleID], m.Tags)
+	})
+	// Output:
+	// github-pat (gitleaks v8.30.1) [checksum:invalid]
+	// netrc-password (spindle) [netrc password]
 }
 
 // A config written for gitleaks' default rules may name rules the

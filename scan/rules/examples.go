@@ -1,21 +1,40 @@
 package rules
 
 import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 )
 
-// This file reads and runs the examples a rule carries: spindle's
-// `examples` and `negatives` keys, which gitleaks ignores. Each entry is
-// either a string (the text of a file) or an inline table {path = "...",
-// text = "..."} for rules whose path matters:
+// This file reads and runs the examples of rules. A rule of a config
+// carries them in spindle's `examples` and `negatives` keys, which
+// gitleaks ignores. Each entry is either a string (the text of a file) or
+// an inline table {path = "...", text = "..."} for rules whose path
+// matters:
 //
 //	examples  = ["GITHUB_TOKEN=ghp_...", {path = "home/.pgpass", text = "db:5432:*:app:..."}]
 //	negatives = ["GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]
 //
-// An example must give at least one finding of its rule, a negative none,
-// when scanned as a file would be (the global allowlists, the rule's path
-// and allowlists, every check).
+// gitleaks' rules carry theirs in the gitleaks module's code: each rule's
+// function in cmd/generate/config/rules hands the rule, its true positives
+// and its false positives to a validation function. The generator in
+// internal/gitleaksexamples runs that code with the validation replaced
+// by a recorder and writes what it recorded to gitleaks_examples.json.gz,
+// embedded here; a rule that comes from gitleaks (FromGitleaks) and has
+// no examples of its own is checked on them.
+//
+// An example is checked as gitleaks checks its own: the rule alone (with
+// the rules it requires) and the global allowlists scan the example as
+// the content of a file, with the rule's path and allowlists and every
+// check applying. An example must give at least one finding of its rule.
+// A negative must give none, or only findings its check tags as
+// implausible (placeholder, checksum:invalid, malformed): the tag is then
+// what says that the negative is not a secret.
 
 // examplePath is where an example without a path is taken to live: a name
 // that no path-scoped rule or allowlist of the built-in rules singles out.
@@ -69,7 +88,8 @@ func asExamples(v any) ([]Example, string) {
 }
 
 // ExampleFailure is an example that does not behave: an example in which
-// its rule finds nothing, or a negative in which it finds something.
+// its rule finds nothing, or a negative in which it finds something that
+// is not tagged implausible.
 type ExampleFailure struct {
 	RuleID   string
 	Negative bool     // the example is one of the rule's negatives
@@ -93,58 +113,179 @@ func (f ExampleFailure) Error() string {
 	return fmt.Sprintf("rule %q: example %q%s is not reported", f.RuleID, text, where)
 }
 
-// CheckExamples scans each example and negative of the rule with id
-// ruleID in cfg, the config d was compiled from, and returns the ones that
-// do not behave. A rule without examples passes.
-func (d *Detector) CheckExamples(cfg *Config, ruleID string) []ExampleFailure {
-	var r *Rule
-	for i := range cfg.Rules {
-		if cfg.Rules[i].ID == ruleID {
-			r = &cfg.Rules[i]
-			break
-		}
+// ExamplesOf returns the examples and negatives r is checked on: its own
+// (the examples and negatives keys), else, for a rule that comes from
+// gitleaks, the true and false positives gitleaks' code gives it. A rule
+// may have none.
+func ExamplesOf(r Rule) (examples, negatives []Example) {
+	if len(r.Examples)+len(r.Negatives) > 0 || r.From != FromGitleaks {
+		return r.Examples, r.Negatives
 	}
-	if r == nil {
+	ex := gitleaksExamples()[r.ID]
+	return ex.TPs, ex.FPs
+}
+
+// CheckExamples scans each example and negative of the rule with id
+// ruleID in cfg (ExamplesOf), the config d was compiled from, and returns
+// the ones that do not behave. The rule runs alone, with the rules it
+// requires and cfg's global allowlists, without decoding, as gitleaks
+// validates its rules. A rule without examples, or not in cfg, passes.
+func (d *Detector) CheckExamples(cfg *Config, ruleID string) []ExampleFailure {
+	i, ok := d.byID[ruleID]
+	if !ok || i >= len(cfg.Rules) || cfg.Rules[i].ID != ruleID {
 		return nil
 	}
-	s := d.NewScratch()
+	examples, negatives := ExamplesOf(cfg.Rules[i])
+	if len(examples)+len(negatives) == 0 {
+		return nil
+	}
+	check, err := d.exampleDetector(cfg)
+	if err != nil {
+		return []ExampleFailure{{RuleID: ruleID, Example: Example{Text: err.Error()}}}
+	}
+	s := check.exampleScratch(i)
 	var out []ExampleFailure
-	for _, ex := range r.Examples {
-		if len(d.exampleFindings(s, ruleID, ex)) == 0 {
+	for _, ex := range examples {
+		if found, _ := check.exampleFindings(s, ruleID, ex); len(found) == 0 {
 			out = append(out, ExampleFailure{RuleID: ruleID, Example: ex})
 		}
 	}
-	for _, ex := range r.Negatives {
-		if found := d.exampleFindings(s, ruleID, ex); len(found) > 0 {
-			out = append(out, ExampleFailure{RuleID: ruleID, Negative: true, Example: ex, Found: found})
+	for _, ex := range negatives {
+		if _, untagged := check.exampleFindings(s, ruleID, ex); len(untagged) > 0 {
+			out = append(out, ExampleFailure{RuleID: ruleID, Negative: true, Example: ex, Found: untagged})
 		}
 	}
 	return out
 }
 
+// exampleDetector returns the detector examples run with: cfg compiled
+// without decoding, or d itself when d does not decode. It is compiled on
+// first use and kept for the next call with the same cfg.
+func (d *Detector) exampleDetector(cfg *Config) (*Detector, error) {
+	if d.decodeDepth == 0 {
+		return d, nil
+	}
+	d.examples.Lock()
+	defer d.examples.Unlock()
+	if d.examples.cfg != cfg {
+		d.examples.cfg = cfg
+		d.examples.d, d.examples.err = CompileWith(cfg, Settings{MaxDecodeDepth: -1, IgnoreInlineAllow: d.ignoreAllow})
+	}
+	return d.examples.d, d.examples.err
+}
+
+// exampleScratch returns a Scratch in which only rule i runs, with the
+// rules it requires (and theirs).
+func (d *Detector) exampleScratch(i int) *Scratch {
+	s := d.NewScratch()
+	s.only = make([]bool, len(d.rules))
+	var add func(i int)
+	add = func(i int) {
+		if s.only[i] {
+			return
+		}
+		s.only[i] = true
+		for _, part := range d.rules[i].required {
+			add(part.rule)
+		}
+	}
+	add(i)
+	return s
+}
+
 // exampleFindings returns the secrets (or matches, for path-only rules)
-// that rule ruleID reports in ex.
-func (d *Detector) exampleFindings(s *Scratch, ruleID string, ex Example) []string {
+// that rule ruleID reports in ex, and those of them its check does not
+// tag as implausible.
+func (d *Detector) exampleFindings(s *Scratch, ruleID string, ex Example) (found, untagged []string) {
 	path := ex.Path
 	if path == "" {
 		path = examplePath
 	}
-	var found []string
 	emit := func(m Match) {
-		if m.RuleID == ruleID {
-			if m.Secret != "" {
-				found = append(found, m.Secret)
-			} else {
-				found = append(found, m.Match)
-			}
+		if m.RuleID != ruleID {
+			return
+		}
+		text := m.Secret
+		if text == "" {
+			text = m.Match
+		}
+		found = append(found, text)
+		if !implausibleTags(m.Tags) {
+			untagged = append(untagged, text)
 		}
 	}
 	if s.SkipPath(path) {
-		return nil
+		return nil, nil
 	}
 	s.ScanPath(path, emit)
 	if ex.Text != "" {
 		d.Scan(s, path, []byte(ex.Text), emit)
 	}
-	return found
+	return found, untagged
+}
+
+// implausibleTags reports whether tags hold a tag of an implausible
+// verdict.
+func implausibleTags(tags []string) bool {
+	for _, t := range tags {
+		if t == TagPlaceholder || t == TagChecksumInvalid || t == TagMalformed {
+			return true
+		}
+	}
+	return false
+}
+
+// gitleaksExamplesGz is gitleaks' rule examples, written by
+// internal/gitleaksexamples (go generate).
+//
+//go:embed gitleaks_examples.json.gz
+var gitleaksExamplesGz []byte
+
+// gitleaksExampleDoc is the document internal/gitleaksexamples writes: the
+// true and false positives of each of gitleaks' rules, as gitleaks'
+// generator of its default config validates them.
+type gitleaksExampleDoc struct {
+	Module  string `json:"module"`
+	Version string `json:"version"`
+	Rules   []struct {
+		ID  string    `json:"id"`
+		TPs []Example `json:"true_positives"`
+		FPs []Example `json:"false_positives"`
+	} `json:"rules"`
+}
+
+// gitleaksRuleExamples is one rule's examples.
+type gitleaksRuleExamples struct {
+	TPs, FPs []Example
+}
+
+// gitleaksExamples decodes the embedded examples once, by rule id. It
+// panics if they do not decode, which the package's tests rule out.
+var gitleaksExamples = sync.OnceValue(func() map[string]gitleaksRuleExamples {
+	doc, err := decodeGitleaksExamples(gitleaksExamplesGz)
+	if err != nil {
+		panic(err)
+	}
+	out := make(map[string]gitleaksRuleExamples, len(doc.Rules))
+	for _, r := range doc.Rules {
+		out[r.ID] = gitleaksRuleExamples{TPs: r.TPs, FPs: r.FPs}
+	}
+	return out
+})
+
+// decodeGitleaksExamples reads a gzipped gitleaksExampleDoc document.
+func decodeGitleaksExamples(gz []byte) (*gitleaksExampleDoc, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("gitleaks examples: %w", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("gitleaks examples: %w", err)
+	}
+	var doc gitleaksExampleDoc
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("gitleaks examples: %w", err)
+	}
+	return &doc, nil
 }

@@ -34,8 +34,8 @@ func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 
 	// gitleaks matches the regex again on the trimmed match alone and
 	// takes the secret from its groups.
 	secret, secretOff := match, 0
-	if re := r.ref; re.NumSubexp() > 0 {
-		if loc := re.FindSubmatchIndex(match); loc != nil {
+	if r.groups > 0 {
+		if loc := r.submatches(match); loc != nil {
 			if r.group > 0 {
 				if g := loc[2*r.group:]; g[0] >= 0 {
 					secret, secretOff = match[g[0]:g[1]], g[0]
@@ -54,10 +54,7 @@ func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 
 	}
 
 	entropy := shannonEntropy(secret)
-	// spindle's validate key (checksum.go): a proven checksum needs no
-	// entropy threshold; a placeholder or a failed checksum is dropped.
-	v := r.check.judge(secret)
-	if v == rejected || (r.entropy != 0 && entropy <= r.entropy && v != proven) {
+	if r.entropy != 0 && entropy <= r.entropy {
 		return out
 	}
 	for _, al := range d.global {
@@ -71,6 +68,12 @@ func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 
 		}
 	}
 
+	// spindle's validate key (checksum.go) tags what it finds
+	// implausible; Settings.SkipImplausible drops it after gitleaks'
+	// final filter (collect), so that a generic rule's finding of the
+	// same secret goes too.
+	v := r.check.judge(secret)
+
 	start := m0
 	if m0 < len(data) && data[m0] == '\n' {
 		start++ // gitleaks puts a match that starts on a newline on the next line
@@ -80,7 +83,7 @@ func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 
 		Match: Match{
 			RuleID:      r.ID,
 			Description: r.Description,
-			Tags:        r.Tags,
+			Tags:        r.tagged[v],
 			Start:       start,
 			End:         end,
 			SecretStart: secretStart,
@@ -89,9 +92,10 @@ func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 
 			Match:       string(match),
 			Entropy:     entropy,
 		},
-		rule:     r.index,
-		rawStart: m0,
-		line:     -1,
+		rule:        r.index,
+		rawStart:    m0,
+		line:        -1,
+		implausible: v.implausible(),
 	})
 }
 
@@ -184,17 +188,18 @@ func abs(x int) int {
 
 // dropGenericDuplicates applies gitleaks' final filter: a finding of a rule
 // whose id contains "generic" is dropped when a finding of a non-generic
-// rule on the same line has a secret containing its secret. s.found must
-// be sorted by Start.
+// rule on the same line has a secret containing its secret; spindle's own
+// built-in rules give way the same way to every other rule (ruleRank).
+// s.found must be sorted by Start.
 func (d *Detector) dropGenericDuplicates(s *Scratch, data []byte) {
-	anyGeneric := false
+	yields := false
 	for i := range s.found {
-		if d.rules[s.found[i].rule].generic {
-			anyGeneric = true
+		if d.rules[s.found[i].rule].rank < maxRank {
+			yields = true
 			break
 		}
 	}
-	if !anyGeneric || len(s.found) < 2 {
+	if !yields || len(s.found) < 2 {
 		return
 	}
 	// s.found is sorted by Start, so the findings of a line are a run of
@@ -210,12 +215,13 @@ func (d *Detector) dropGenericDuplicates(s *Scratch, data []byte) {
 		line := s.found[lo:hi]
 		for i := range line {
 			g := &line[i]
-			if !d.rules[g.rule].generic {
+			rank := d.rules[g.rule].rank
+			if rank == maxRank {
 				continue
 			}
 			for j := range line {
 				o := &line[j]
-				if o.rule != g.rule && !d.rules[o.rule].generic && strings.Contains(o.Secret, g.Secret) {
+				if o.rule != g.rule && d.rules[o.rule].rank > rank && strings.Contains(o.Secret, g.Secret) {
 					g.dropped = true
 					break
 				}

@@ -406,34 +406,59 @@ func (d *keywordDFA) scan4(data []byte, base int, hits []hit, spare *lateHits) [
 	l := q + ov
 	st1, st2, st3 := q-ov, 2*q-ov, 3*q-ov
 	p0, p1, p2, p3 := data[:l], data[st1:st1+l], data[st2:st2+l], data[st3:st3+l]
-	_, _, _ = p1[l-1], p2[l-1], p3[l-1]
-	trans, class := d.trans, &d.class
-	mf := d.matchFrom
-	var s0, s1, s2, s3 uint32
-	l1, l2, l3 := spare[0][:0], spare[1][:0], spare[2][:0]
-	for i := range p0 {
+	var st [4]uint32
+	late := lateHits{spare[0][:0], spare[1][:0], spare[2][:0]}
+	for i := 0; ; i++ {
+		// advance4 runs until a part reaches a match state, in a loop
+		// that holds its few values in registers; matches are rare.
+		if i, st = d.advance4(p0, p1, p2, p3, i, st); i == len(p0) {
+			break
+		}
+		hits = d.emit4(i, q, st, [3]int{st1, st2, st3}, base, hits, &late)
+	}
+	s3 := st[3]
+	hits = append(append(append(hits, late[0]...), late[1]...), late[2]...)
+	*spare = late
+	return d.scanRange(data, base, st3+l, n, s3, hits)
+}
+
+// advance4 runs scan4's four parts from byte i of each, from states st,
+// and returns the first i at which one of them is in a match state (with
+// the states after reading it), or len(p0). The parts have p0's length.
+func (d *keywordDFA) advance4(p0, p1, p2, p3 []byte, i int, st [4]uint32) (int, [4]uint32) {
+	// Resliced to p0's length, so that the loop needs no bounds check on
+	// them.
+	p1, p2, p3 = p1[:len(p0)], p2[:len(p0)], p3[:len(p0)]
+	trans, class, mf := d.trans, &d.class, d.matchFrom
+	s0, s1, s2, s3 := st[0], st[1], st[2], st[3]
+	for ; i < len(p0); i++ {
 		s0 = trans[s0+uint32(class[p0[i]])]
 		s1 = trans[s1+uint32(class[p1[i]])]
 		s2 = trans[s2+uint32(class[p2[i]])]
 		s3 = trans[s3+uint32(class[p3[i]])]
-		if s0 >= mf || s1 >= mf || s2 >= mf || s3 >= mf {
-			if s0 >= mf && i+1 <= q {
-				hits = d.emit(s0, base+i+1, hits)
-			}
-			if e := st1 + i + 1; s1 >= mf && e > q && e <= 2*q {
-				l1 = d.emit(s1, base+e, l1)
-			}
-			if e := st2 + i + 1; s2 >= mf && e > 2*q && e <= 3*q {
-				l2 = d.emit(s2, base+e, l2)
-			}
-			if e := st3 + i + 1; s3 >= mf && e > 3*q {
-				l3 = d.emit(s3, base+e, l3)
-			}
+		if max(s0, s1, s2, s3) >= mf {
+			break
 		}
 	}
-	hits = append(append(append(hits, l1...), l2...), l3...)
-	spare[0], spare[1], spare[2] = l1, l2, l3
-	return d.scanRange(data, base, st3+l, n, s3, hits)
+	return i, [4]uint32{s0, s1, s2, s3}
+}
+
+// emit4 reports the occurrences that end where scan4's four parts stand
+// after reading byte i of each: part k's, if it is in a match state and
+// the occurrence ends in the part's own quarter (k*q, (k+1)*q].
+//
+//go:noinline
+func (d *keywordDFA) emit4(i, q int, s [4]uint32, st [3]int, base int, hits []hit, late *lateHits) []hit {
+	mf := d.matchFrom
+	if s[0] >= mf && i+1 <= q {
+		hits = d.emit(s[0], base+i+1, hits)
+	}
+	for k := 1; k < 4; k++ {
+		if e := st[k-1] + i + 1; s[k] >= mf && e > k*q && e <= (k+1)*q || k == 3 && s[k] >= mf && e > 3*q {
+			late[k-1] = d.emit(s[k], base+e, late[k-1])
+		}
+	}
+	return hits
 }
 
 // scanRange continues the automaton from state s over data[from:to],

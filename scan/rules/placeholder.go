@@ -5,9 +5,9 @@ import "bytes"
 // This file recognises placeholders: the values people write where a
 // secret will go (xxxx, 0000, EXAMPLE, your_api_key_here, <token>, ${VAR},
 // changeme) and the obvious defaults that protect nothing (password,
-// postgres, 123456). Rules opt in with `validate = "placeholder"` (the
-// checksum checks reject placeholders by failing), so gitleaks' rules keep
-// gitleaks' findings.
+// postgres, 123456). A rule opts in with `validate = "placeholder"` (the
+// built-in catalog does for every rule without a checksum check); its
+// findings with such a secret are tagged placeholder, not dropped.
 //
 // Every test is built so that a random token essentially never fails it:
 // runs and dominant characters need eight or more equal bytes, repeating

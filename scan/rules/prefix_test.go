@@ -2,6 +2,8 @@ package rules
 
 import (
 	"math/rand/v2"
+	"regexp"
+	"regexp/syntax"
 	"slices"
 	"testing"
 )
@@ -71,4 +73,71 @@ func TestLazyPrefixFindsWhatTheRegexFinds(t *testing.T) {
 	if rules == 0 || matches < rules {
 		t.Errorf("%d rules with a lazy prefix, %d matches checked", rules, matches)
 	}
+}
+
+// TestLiteralPrefixIsTheStandardLibrarys checks literalPrefix, which
+// picks a rule's engine, against regexp's LiteralPrefix on every rule of
+// the built-in set and of gitleaks' config, and on their match cores.
+func TestLiteralPrefixIsTheStandardLibrarys(t *testing.T) {
+	for _, d := range []*Detector{defaultDetector(t), gitleaksDetector(t)} {
+		for _, r := range d.rules {
+			if r.PathOnly {
+				continue
+			}
+			trees := []*syntax.Regexp{r.tree}
+			if core, ok := matchCore(r.tree); ok {
+				trees = append(trees, core)
+			}
+			for _, tree := range trees {
+				want, _ := regexp.MustCompile(tree.String()).LiteralPrefix()
+				if got := literalPrefix(tree); got != want {
+					t.Errorf("%s: %s: literalPrefix %q, LiteralPrefix %q", r.ID, tree, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestSubmatchesAreTheReferences checks rule.submatches, which asks a
+// lazy-prefix rule's core for a match's groups, against the reference
+// regex: the groups (what finish takes a secret from) and the end are the
+// same; the start of the whole match, group 0, may differ, since the core
+// leaves out the prefix. It checks every match of every such rule of the
+// built-in set and of gitleaks' config in gitleaks' rule examples (an
+// eighth of them with -short), and those matches with a rare rune or a
+// byte >= 0x80 in front.
+func TestSubmatchesAreTheReferences(t *testing.T) {
+	var texts [][]byte
+	for i, f := range gitleaksExampleFiles() {
+		if testing.Short() && i%8 != 0 {
+			continue
+		}
+		texts = append(texts, []byte(f.text))
+	}
+	compared := 0
+	for _, d := range []*Detector{defaultDetector(t), gitleaksDetector(t)} {
+		s := d.NewScratch()
+		for _, text := range texts {
+			slow := s.prefilter(text)
+			for _, r := range d.rules {
+				if r.PathOnly || r.prefix == nil {
+					continue
+				}
+				s.rawMatches(r, text, slow, func(m0, m1 int) {
+					match := text[m0:m1]
+					for _, variant := range [][]byte{match, append([]byte("\u017f"), match...), append([]byte("\xff"), match...)} {
+						compared++
+						got, want := r.submatches(variant), r.reference().FindSubmatchIndex(variant)
+						if len(got) != len(want) || len(got) > 0 && (got[1] != want[1] || !slices.Equal(got[2:], want[2:])) {
+							t.Errorf("%s: submatches(%q) = %v, reference %v", r.ID, variant, got, want)
+						}
+					}
+				})
+			}
+		}
+	}
+	if compared < 5000 {
+		t.Errorf("only %d matches compared", compared)
+	}
+	t.Logf("%d matches compared", compared)
 }

@@ -71,7 +71,7 @@ func TestEveryMatchHoldsTheRequiredRun(t *testing.T) {
 			}
 			for k := range texts {
 				text := g.corpus(d.rules[i:i+1], trees[i:i+1], 300+40*k, false)
-				for _, m := range r.ref.FindAllIndex(text, -1) {
+				for _, m := range r.reference().FindAllIndex(text, -1) {
 					checked++
 					if !r.run.has(text[m[0]:m[1]]) {
 						t.Fatalf("rule %s: match %q lacks its run of %d", r.ID, text[m[0]:m[1]], r.run.min)

@@ -40,6 +40,7 @@ type Scratch struct {
 	pathSet bool
 	skip    bool
 	active  []bool // per rule: not excluded for path by its path regex or allowlists
+	only    []bool // per rule: it runs; nil: every rule runs (see exampleScratch)
 
 	dec *decodeState // decoding's working memory (decoded.go); nil until needed
 }
@@ -52,7 +53,9 @@ type found struct {
 	rule     int
 	rawStart int  // start of the regex match, before trimming newlines; -1 for a path match
 	line     int  // line index in the buffer; -1 until computed
-	dropped  bool // removed by dropGenericDuplicates
+	dropped  bool // removed by dropGenericDuplicates, or implausible under Settings.SkipImplausible
+
+	implausible bool // its rule's check tagged it (see checksum.go)
 }
 
 // NewScratch returns working memory for Scan.
@@ -104,7 +107,7 @@ func (s *Scratch) ScanPath(path string, emit func(Match)) {
 		return
 	}
 	for _, i := range s.d.pathOnly {
-		if r := s.d.rules[i]; s.active[i] {
+		if r := s.d.rules[i]; s.active[i] && (s.only == nil || s.only[i]) {
 			emit(Match{
 				RuleID:      r.ID,
 				Description: r.Description,
@@ -168,7 +171,7 @@ func (d *Detector) collect(s *Scratch, path string, data []byte) []found {
 	}
 	slow := s.prefilter(data)
 	for _, r := range d.rules {
-		if r.PathOnly || r.skipReport || !s.active[r.index] || !s.gateOpen(r, data, slow) {
+		if r.PathOnly || r.skipReport || !s.active[r.index] || (s.only != nil && !s.only[r.index]) || !s.gateOpen(r, data, slow) {
 			continue
 		}
 		start := len(s.found)
@@ -184,6 +187,11 @@ func (d *Detector) collect(s *Scratch, path string, data []byte) []found {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.rule, b.rule))
 	})
 	d.dropGenericDuplicates(s, data)
+	if d.skipImplausible {
+		for i := range s.found {
+			s.found[i].dropped = s.found[i].dropped || s.found[i].implausible
+		}
+	}
 	return s.found
 }
 
@@ -296,7 +304,7 @@ func (d *Detector) findRule(s *Scratch, r *rule, path string, data []byte, slow 
 }
 
 // rawMatches calls fn with every match of the rule's regex in data, in
-// order: the same matches as r.ref.FindAllIndex(data, -1), found in
+// order: the same matches as r.reference().FindAllIndex(data, -1), found in
 // windows around anchor hits when the rule has anchors and the buffer is on
 // the fast path. The gate is not checked here. A text (a window, or the
 // whole buffer) is searched only if it holds the rule's required run and
@@ -345,7 +353,7 @@ func (s *Scratch) wholeMatches(r *rule, data []byte, slow bool, fn func(m0, m1 i
 		return // no rare rune, so the run holds (runs.go)
 	}
 	if !r.stdForms() {
-		for _, m := range r.ref.FindAllIndex(data, -1) {
+		for _, m := range r.reference().FindAllIndex(data, -1) {
 			fn(m[0], m[1])
 		}
 		return
@@ -435,7 +443,18 @@ func (s *Scratch) windows(r *rule, data []byte, rare bool) []span {
 		groups++
 		plen := int(d.keywords.lens[p])
 		first := len(spans)
+		wordStart := r.wordStart && p < d.rareFrom
+		follow := r.follow
+		if rare || p >= d.rareFrom {
+			follow = nil // it leaves the rare runes out
+		}
 		for _, e := range ends {
+			if wordStart && e > plen && isWordByte(data[e-plen-1]) {
+				continue // after a word byte: it starts no match (startsAtWordBoundary)
+			}
+			if follow != nil && !follow.ok(data, e) {
+				continue // not followed as the rule's anchor element must be (followAfterAnchor)
+			}
 			sp := span{s.leftOf(r.left, data, e), s.rightOf(r.right, data, e-plen)}
 			if n := len(spans); n > first && sp.lo <= spans[n-1].hi {
 				spans[n-1].hi = max(spans[n-1].hi, sp.hi)
