@@ -3,10 +3,11 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
 // This file reads config files as untrusted input. A scan loads the
@@ -47,7 +48,7 @@ func countProblem(cfg *Config) string {
 
 // Problems with a config file itself; a ConfigError wraps them.
 var (
-	errNotRegular  = errors.New("not a regular file")
+	errNotRegular  = smallfile.ErrNotRegular
 	errTooLarge    = fmt.Errorf("larger than the %d KiB a config may have", maxConfigSize>>10)
 	errTooDeep     = fmt.Errorf("nested more than %d levels deep", maxNesting)
 	errEscapesTree = errors.New("outside the scanned tree (only a config given explicitly may read files there)")
@@ -161,80 +162,31 @@ func relInside(dir, path string) string {
 
 // read returns the content of the config at name (relative to the root,
 // under one), refusing anything but a regular file of at most
-// maxConfigSize bytes.
+// maxConfigSize bytes. Nothing else is opened: a FIFO or a device would
+// wait or read forever.
 func (f *files) read(name string) ([]byte, error) {
-	stat := func() (fs.FileInfo, error) { return os.Stat(name) }
-	open := func() (*os.File, error) { return os.OpenFile(name, os.O_RDONLY|openNoBlock, 0) }
-	if f.root != nil {
+	var (
+		data []byte
+		err  error
+	)
+	if f.root == nil {
+		data, err = smallfile.Read(name, maxConfigSize)
+	} else {
 		// Links are resolved here, to refuse with a clear error those that
 		// leave the tree; os.Root then refuses any that a concurrent change
 		// makes leave it.
-		var err error
 		if name, err = f.resolve(name); err != nil {
 			return nil, err
 		}
-		stat = func() (fs.FileInfo, error) { return f.root.Stat(name) }
-		open = func() (*os.File, error) { return f.root.OpenFile(name, os.O_RDONLY|openNoBlock, 0) }
+		data, err = smallfile.ReadIn(f.root, name, maxConfigSize)
 	}
-	// Checked before opening, since opening a FIFO waits for a writer and
-	// opening a device may do anything; checked again on the open file,
-	// in case it was replaced in between.
-	st, err := stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRegular(st); err != nil {
-		return nil, err
-	}
-	file, err := open()
-	if err != nil {
-		return nil, err
-	}
-	defer file.Close()
-	if st, err = file.Stat(); err != nil {
-		return nil, err
-	}
-	if err := checkRegular(st); err != nil {
-		return nil, err
-	}
-	// The size is checked again while reading: a file can grow, and some
-	// regular files (in /proc) report no size at all.
-	data, err := io.ReadAll(io.LimitReader(file, maxConfigSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxConfigSize {
-		return nil, errTooLarge
-	}
-	return data, nil
-}
-
-// checkRegular refuses what is not a regular file of a config's size.
-func checkRegular(st fs.FileInfo) error {
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%w (%s)", errNotRegular, fileKind(st.Mode()))
-	}
-	if st.Size() > maxConfigSize {
-		return fmt.Errorf("%w (%d bytes)", errTooLarge, st.Size())
-	}
-	return nil
-}
-
-// fileKind names the kind of a file that is not regular.
-func fileKind(m fs.FileMode) string {
+	// The callers name the file; a ConfigError says what was wrong with it.
+	var pe *fs.PathError
 	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
+	case errors.Is(err, smallfile.ErrTooLarge):
+		return nil, errTooLarge
+	case errors.As(err, &pe) && pe.Op == "read":
+		return nil, pe.Err
 	}
-	return "mode " + m.String()
+	return data, err
 }
