@@ -65,9 +65,24 @@ func (en encodings) window() int { return en.maxSegment + 2*decodeContext }
 
 // decodeState is a Scratch's working memory for decoding.
 type decodeState struct {
-	data   []byte // the buffer Scan was given
-	levels []*decodeLevel
-	out    []found // decoded findings, in data's offsets
+	data    []byte // the buffer Scan was given
+	levels  []*decodeLevel
+	regions int              // regions scanned in this buffer, to number them
+	out     []decodedFinding // decoded findings, in data's offsets
+	lines   []lineRef        // dropGenericAcrossDepths' working list
+	result  []found          // what scanDecoded returns
+}
+
+// decodedFinding is a decoded finding and the region that found it.
+type decodedFinding struct {
+	found
+	region int
+}
+
+// lineRef is a finding of any depth and the line of data it starts on.
+type lineRef struct {
+	line int
+	f    *found
 }
 
 // decodeLevel is one depth of decoding: the segments decoded from the text
@@ -91,34 +106,164 @@ func (s *Scratch) level(j int) *decodeLevel {
 }
 
 // scanDecoded returns the findings in the decoded text of data, sorted by
-// Start, without the duplicates that merged regions find (one rule, one
-// span, one secret, one depth) and, unless the detector decodes as gitleaks
-// does, without the repeats of a finding at greater depths.
+// Start. It must follow collect over the same data: s.found holds the
+// findings of the rules over data itself (depth 0), and gitleaks' generic
+// filter, which takes the findings of every depth together, may mark some
+// of them dropped (dropGenericAcrossDepths).
+//
+// What it returns is gitleaks' list when the detector decodes as gitleaks
+// does: every finding of every depth, a finding repeated at each depth
+// where it touches newly decoded text, and two matches of one secret that
+// fall in one encoded string (so share its span) reported twice. Only the
+// copies that two regions make of one match are left out (see
+// keepGitleaksCopies). Otherwise a rule's finding at one place with one
+// secret is reported once: at depth 0 if the rules found it in data
+// itself, else at the lowest depth.
 func (d *Detector) scanDecoded(s *Scratch, path string, data []byte) []found {
 	if s.dec == nil {
 		s.dec = &decodeState{}
 	}
 	st := s.dec
-	st.data, st.out = data, st.out[:0]
+	st.data, st.out, st.regions = data, st.out[:0], 0
 	d.decodePass(s, path, 1, data, nil)
 	st.data = nil
 	if len(st.out) == 0 {
 		return nil
 	}
-	slices.SortFunc(st.out, func(a, b found) int {
+	d.dropGenericAcrossDepths(s, data)
+	slices.SortFunc(st.out, func(a, b decodedFinding) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.rule, b.rule),
 			strings.Compare(a.Secret, b.Secret), cmp.Compare(decodeDepthOf(a.Tags), decodeDepthOf(b.Tags)),
-			slices.Compare(a.Tags, b.Tags))
+			slices.Compare(a.Tags, b.Tags), strings.Compare(a.Match.Match, b.Match.Match), cmp.Compare(a.region, b.region))
 	})
-	// Merged regions can find one secret twice; two secrets in one
-	// encoded string share its span and stay two findings.
-	return slices.CompactFunc(st.out, func(a, b found) bool {
-		same := a.Start == b.Start && a.End == b.End && a.rule == b.rule && a.Secret == b.Secret
-		if d.gitleaksDec {
-			return same && slices.Equal(a.Tags, b.Tags)
+	res := st.result[:0]
+	if d.gitleaksDec {
+		res = keepGitleaksCopies(res, st.out)
+	} else {
+		res = keepOnce(res, st.out, s.found)
+	}
+	clear(st.out) // drop the references to this buffer's strings
+	st.result = res
+	return res
+}
+
+// keepGitleaksCopies appends to res the findings of out (sorted, so that
+// equal findings are adjacent and ordered by region) that gitleaks
+// reports: of each set of equal findings (rule, span, secret, match and
+// tags), as many as the region that found the most of them found. Two
+// matches in one region are two matches of gitleaks' scan of the whole
+// text (one secret twice in one encoded string); a match in two regions is
+// one match seen twice, which happens only when a run of segments longer
+// than regionSpan is cut into regions whose context overlaps.
+func keepGitleaksCopies(res []found, out []decodedFinding) []found {
+	for a := 0; a < len(out); {
+		b, most := a+1, 1
+		for run := 1; b < len(out) && sameFinding(&out[a].found, &out[b].found) && slices.Equal(out[a].Tags, out[b].Tags); b++ {
+			if out[b].region == out[b-1].region {
+				run++
+			} else {
+				run = 1
+			}
+			most = max(most, run)
 		}
-		return same
-	})
+		for range most {
+			res = append(res, out[a].found)
+		}
+		a = b
+	}
+	return res
+}
+
+// keepOnce appends to res the findings of out (sorted, lowest depth first
+// among equal ones) that spindle's own decoding reports: one per rule,
+// span and secret, and none that raw, the findings of depth 0 sorted by
+// Start, already reports.
+func keepOnce(res []found, out []decodedFinding, raw []found) []found {
+	for i := range out {
+		f := &out[i].found
+		if i > 0 && f.Start == out[i-1].Start && f.End == out[i-1].End && f.rule == out[i-1].rule && f.Secret == out[i-1].Secret {
+			continue
+		}
+		j, _ := slices.BinarySearchFunc(raw, f.Start, func(r found, start int) int { return cmp.Compare(r.Start, start) })
+		dup := false
+		for ; j < len(raw) && raw[j].Start == f.Start; j++ {
+			if r := &raw[j]; !r.dropped && r.End == f.End && r.rule == f.rule && r.Secret == f.Secret {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			res = append(res, *f)
+		}
+	}
+	return res
+}
+
+// sameFinding reports whether a and b are one rule's finding of one secret
+// at one place, with one match.
+func sameFinding(a, b *found) bool {
+	return a.Start == b.Start && a.End == b.End && a.rule == b.rule && a.Secret == b.Secret && a.Match.Match == b.Match.Match
+}
+
+// dropGenericAcrossDepths applies gitleaks' generic filter (finding.go's
+// dropGenericDuplicates) to the findings of every depth together, as
+// gitleaks applies it to all the findings of a fragment: a finding of a
+// generic rule, raw (s.found) or decoded (s.dec.out), is dropped when a
+// finding of a non-generic rule, of any depth, starts on the same line of
+// data and has a secret containing its secret. Lines are those of data,
+// where decoded findings are placed: the lines of a region's text (on
+// which collect filtered the region's findings) can differ, since decoded
+// text can hold newlines and a region holds only part of a line.
+func (d *Detector) dropGenericAcrossDepths(s *Scratch, data []byte) {
+	st := s.dec
+	generic := false
+	for i := range st.out {
+		if d.rules[st.out[i].rule].generic {
+			generic = true
+			break
+		}
+	}
+	for i := range s.found {
+		if !generic && !s.found[i].dropped && d.rules[s.found[i].rule].generic {
+			generic = true
+		}
+	}
+	if !generic {
+		return
+	}
+	refs := st.lines[:0]
+	for i := range s.found {
+		if f := &s.found[i]; !f.dropped {
+			refs = append(refs, lineRef{s.newlinesBefore(data, f.Start), f})
+		}
+	}
+	for i := range st.out {
+		f := &st.out[i].found
+		refs = append(refs, lineRef{s.newlinesBefore(data, f.Start), f})
+	}
+	slices.SortFunc(refs, func(a, b lineRef) int { return cmp.Compare(a.line, b.line) })
+	for lo := 0; lo < len(refs); {
+		hi := lo + 1
+		for hi < len(refs) && refs[hi].line == refs[lo].line {
+			hi++
+		}
+		line := refs[lo:hi]
+		for _, g := range line {
+			if !d.rules[g.f.rule].generic {
+				continue
+			}
+			for _, o := range line {
+				if o.f.rule != g.f.rule && !d.rules[o.f.rule].generic && strings.Contains(o.f.Secret, g.f.Secret) {
+					g.f.dropped = true
+					break
+				}
+			}
+		}
+		lo = hi
+	}
+	clear(refs)
+	st.lines = refs[:0]
+	st.out = slices.DeleteFunc(st.out, func(f decodedFinding) bool { return f.dropped })
 }
 
 // decodeDepthOf is the depth a decoded finding's tags name (decodedTags
@@ -200,10 +345,17 @@ func (d *Detector) scanRegion(s *Scratch, path string, j int, text []byte, segs 
 	L.segs = segs
 
 	data := s.dec.data
+	s.dec.regions++
+	region := s.dec.regions
 	for _, f := range d.collect(L.scratch, path, L.text) {
-		if f.dropped || f.rawStart < 0 {
+		if f.rawStart < 0 {
 			continue
 		}
+		// A generic finding that collect dropped for a specific one on
+		// its line of the region's text is judged again with the lines
+		// of data, among the findings of every depth
+		// (dropGenericAcrossDepths).
+		f.dropped = false
 		var kinds encKind
 		for _, sg := range segs {
 			if sg.dlo <= f.End && f.Start <= sg.dhi {
@@ -225,7 +377,7 @@ func (d *Detector) scanRegion(s *Scratch, path string, j int, text []byte, segs 
 		f.Start, f.End, f.SecretStart, f.SecretEnd = lo, hi, lo, hi
 		f.Tags = decodedTags(f.Tags, kinds, j)
 		f.line = -1
-		s.dec.out = append(s.dec.out, f)
+		s.dec.out = append(s.dec.out, decodedFinding{f, region})
 	}
 	if j < d.decodeDepth {
 		// The region text is L.text; the next level overwrites only its
