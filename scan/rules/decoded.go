@@ -24,22 +24,25 @@ import (
 // match within the window; the rules' context (a key name before a value,
 // the rest of a line) lies well within decodeContext bytes of the value.
 //
-// Regions. The next depth's encoded text, though, is not local: a
+// Regions. Encoded text at the next depth is not local, though: a
 // candidate there can be a run that joins decoded text to kilobytes of
-// the text beside it (base64 whose padding a JSON encoder wrote as
-// \u003d, found whole only once the \u003d is decoded), and which
-// candidates a regex scan finds depends on where the previous one ended.
-// So the text of each depth is built, and searched for encoded text, in
-// regions of whole lines: the lines that hold decoded segments or lie
-// within decodeContext bytes of one, the regions of segments whose lines
-// meet merged, every segment of a line in the same region. Candidates do
-// not cross lines (but for a run of U+XXXX code points, whose white space
-// may be a newline: a line ending in one does not end a region), so a
-// region's candidates are those of gitleaks' whole text, and its text
-// above and below the lines it holds is what gitleaks' is too. The cost
-// beyond the windows is a copy and a search for candidates, about a
-// nanosecond a byte, over the lines of a region, and only for buffers
-// that hold text that decodes.
+// text beside it (base64 whose padding a JSON encoder wrote as \u003d is
+// one run only once the \u003d is decoded), and which candidates a regex
+// scan finds depends on where the one before ended. So the text of each
+// depth is built, and searched for encoded text, in regions of whole
+// lines: the lines that hold decoded segments or lie within decodeContext
+// bytes of one, the regions of segments whose lines meet merged, so that
+// all the segments of a line are in one region. Candidates do not cross
+// lines (but for a run of U+XXXX code points, whose white space may be a
+// newline: a line that ends in one does not end a region), so a region's
+// candidates are those of gitleaks' whole text on those lines, and lines
+// outside every region hold nothing new to decode: their text, and so
+// their candidates, are those of the depth above. As gitleaks does, every
+// candidate of a region is decoded, not only those that touch decoded
+// text: a run that the depth above could not decode whole can leave a new
+// candidate beside it that touches nothing decoded. The cost beyond the
+// windows is a copy of a region's lines and a search of them for
+// candidates, about a nanosecond a byte, and only where text decodes.
 //
 // Chunk boundaries. A decoded finding spans at least its encoded segment
 // (as in gitleaks, a match inside decoded text is placed on the whole
@@ -47,21 +50,35 @@ import (
 // reaches), so it ends at or after the segment's end, and what decides it
 // lies within maxSegment+decodeContext bytes before its end and
 // decodeContext bytes after. Decoding raises MaxWindow to the detector's
-// encodings' window, more than both, so the chunk that owns the finding (the one with MaxWindow
-// bytes on each side of its end) sees the segment and its context whole,
-// and the chunks that see it cut (a run that touches a buffer's edge) do
-// not own it: an encoded string across a chunk boundary is found once, by
-// the chunk that holds it. The price is the overlap a chunked object
-// carries from chunk to chunk (2*MaxWindow; see encodings for the two
-// budgets); objects that fit one chunk, most files and every diff of a
-// history, pay nothing.
+// encodings' window, more than both, so the chunk that owns the finding
+// (the one with MaxWindow bytes on each side of its end) sees the segment
+// and its context whole, and the chunks that see it cut (a run that
+// touches a buffer's edge) do not own it: an encoded string across a chunk
+// boundary is found once, by the chunk that holds it. The price is the
+// overlap a chunked object carries from chunk to chunk (2*MaxWindow; see
+// encodings for the two budgets); objects that fit one chunk, most files
+// and every diff of a history, pay nothing. Nested encodings can reach
+// further (a run of depth 2 beside a long segment of depth 1); a line
+// longer than the window, cut by a chunk, is where a chunked scan and a
+// whole one can differ, as with runs beyond the budget.
 //
 // Repeats. gitleaks scans the whole text again at each depth and keeps
 // every match that touches text decoded at that depth, so a secret found
 // at depth 1 beside (or inside) text decoded at depth 2 is reported again,
-// tagged decode-depth:2. With Settings.GitleaksDecoding the repeats are
-// kept, as gitleaks reports them; otherwise a rule's finding at one place
-// with one secret is reported once, at the lowest depth.
+// tagged decode-depth:2; and it reports every match, so one secret twice
+// in one encoded string (both placed on the string) is two findings. With
+// Settings.GitleaksDecoding both are kept, as gitleaks reports them;
+// otherwise a rule's finding at one place with one secret is reported
+// once, at the lowest depth.
+//
+// Generic findings. gitleaks drops a generic rule's finding when a
+// specific rule's finding on the same line holds its secret, over the
+// findings of every depth together and with the lines of the original
+// text (where decoded findings are placed). The windows apply that filter
+// to their own findings with their own lines, which can differ (decoded
+// text has lines of its own, and a window holds part of a line), so
+// decoded and raw findings are filtered again together
+// (dropGenericAcrossDepths).
 //
 // Markup. \xXX escapes and HTML references (spindle's kinds) occur in
 // source code beside text that is not encoded at all, and decoding them
