@@ -565,3 +565,83 @@ func FuzzDecodingEqualsWholeText(f *testing.F) {
 		checkWholeText(t, d, nil, data)
 	})
 }
+
+// TestDecodedFindingAtARawOnesPlace: a match that spans a percent-encoded
+// quote is found in the text as it is and again, with the same place and
+// secret, once the quote is decoded. gitleaks v8.30.1 reports both (dir
+// -c with this rule); spindle's own decoding reports the finding once,
+// undecoded.
+func TestDecodedFindingAtARawOnesPlace(t *testing.T) {
+	cfg, err := Parse([]byte(`
+[[rules]]
+id = "quoted-token"
+regex = '''token(?:%22|")?=([A-Z0-9]{20})'''
+keywords = ["token"]
+`), "quoted.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const data = "token%22=AKIAQYLPMN5HHHFPZAM2\n"
+	for _, c := range []struct {
+		set  Settings
+		want []decodedKey
+	}{
+		{Settings{GitleaksDecoding: true}, []decodedKey{
+			{"quoted-token", "AKIAQYLPMN5HHHFPZAM2", 0, 29, ""},
+			{"quoted-token", "AKIAQYLPMN5HHHFPZAM2", 0, 29, "decoded:percent,decode-depth:1"},
+		}},
+		{Settings{}, []decodedKey{{"quoted-token", "AKIAQYLPMN5HHHFPZAM2", 0, 29, ""}}},
+	} {
+		d, err := CompileWith(cfg, c.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := scanKeys(d, nil, data); !slices.Equal(got, c.want) {
+			t.Errorf("%+v: %+v, want %+v", c.set, got, c.want)
+		}
+	}
+}
+
+// TestGenericFilterTakesEveryDepthInBothDecodings: spindle's own decoding
+// drops generic findings as gitleaks does too (recordedCases'
+// generic-beside and generic-lines), over every depth and with the lines
+// of the file.
+func TestGenericFilterTakesEveryDepthInBothDecodings(t *testing.T) {
+	cfg, err := Parse([]byte(recordedRules), "recorded.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []Settings{{}, {GitleaksDecoding: true}} {
+		d, err := CompileWith(cfg, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range recordedCases {
+			if !strings.HasPrefix(c.name, "generic-") {
+				continue
+			}
+			aws := 0
+			for _, k := range scanKeys(d, nil, c.data) {
+				switch k.rule {
+				case "generic-secret":
+					t.Errorf("%+v, %s: a generic finding beside a specific one on its line: %+v", set, c.name, k)
+				case "aws-access-token":
+					aws++
+				}
+			}
+			if aws == 0 {
+				t.Errorf("%+v, %s: no key found", set, c.name)
+			}
+		}
+	}
+	// Without the specific rule, the generic one reports.
+	d, err := CompileWith(&Config{Rules: slices.DeleteFunc(slices.Clone(cfg.Rules), func(r Rule) bool { return r.ID == "aws-access-token" })}, Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range recordedCases {
+		if strings.HasPrefix(c.name, "generic-") && len(scanKeys(d, nil, c.data)) == 0 {
+			t.Errorf("%s: nothing found without the specific rule", c.name)
+		}
+	}
+}
