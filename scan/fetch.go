@@ -267,13 +267,14 @@ func (e *engine) scanChunk(ws *workerState, o *object, c *chunk) {
 		}
 	}
 	slices.SortFunc(own, func(a, b rules.Match) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), strings.Compare(a.RuleID, b.RuleID), strings.Compare(a.Secret, b.Secret))
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), strings.Compare(a.RuleID, b.RuleID),
+			strings.Compare(a.Secret, b.Secret), slices.Compare(a.Tags, b.Tags))
 	})
 	loc := locator{data: data, line: c.line, col: c.col, last: -1}
-	for i, m := range own {
-		if i > 0 && m.Start == own[i-1].Start && m.End == own[i-1].End && m.RuleID == own[i-1].RuleID && m.Secret == own[i-1].Secret {
-			continue // one rule reporting one secret twice (a decoded one may share the span of the raw one)
-		}
+	// Every match is reported, equal ones too: the detector decides what
+	// is one finding (gitleaks reports a secret found twice in one encoded
+	// string twice, and again at each depth of decoding it touches).
+	for _, m := range own {
 		e.report(o, loc.finding(o.name, m))
 	}
 	clear(ws.matches) // drop the references to this chunk's strings

@@ -18,12 +18,31 @@ import (
 // scans all of it again at each depth, keeping the findings that overlap a
 // decoded segment. Scanning the whole buffer again for every buffer that
 // holds a decodable string would double the cost of a scan (most source
-// trees hold some), so the rules run over regions instead: each decoded
-// segment with decodeContext bytes of its text on either side, the regions
-// of segments closer than that merged (up to regionSpan bytes of encoded
-// text). A finding needs its keyword and its match within the region; the
-// rules' context (a key name before a value, the rest of a line) lies well
-// within decodeContext bytes of the value.
+// trees hold some), so the rules run over windows instead: each decoded
+// segment with decodeContext bytes of its text on either side, the windows
+// of segments closer than that merged. A finding needs its keyword and its
+// match within the window; the rules' context (a key name before a value,
+// the rest of a line) lies well within decodeContext bytes of the value.
+//
+// Regions. Encoded text at the next depth is not local, though: a
+// candidate there can be a run that joins decoded text to kilobytes of
+// text beside it (base64 whose padding a JSON encoder wrote as \u003d is
+// one run only once the \u003d is decoded), and which candidates a regex
+// scan finds depends on where the one before ended. So the text of each
+// depth is built, and searched for encoded text, in regions of whole
+// lines: the lines that hold decoded segments or lie within decodeContext
+// bytes of one, the regions of segments whose lines meet merged, so that
+// all the segments of a line are in one region. Candidates do not cross
+// lines (but for a run of U+XXXX code points, whose white space may be a
+// newline: a line that ends in one does not end a region), so a region's
+// candidates are those of gitleaks' whole text on those lines, and lines
+// outside every region hold nothing new to decode: their text, and so
+// their candidates, are those of the depth above. As gitleaks does, every
+// candidate of a region is decoded, not only those that touch decoded
+// text: a run that the depth above could not decode whole can leave a new
+// candidate beside it that touches nothing decoded. The cost beyond the
+// windows is a copy of a region's lines and a search of them for
+// candidates, about a nanosecond a byte, and only where text decodes.
 //
 // Chunk boundaries. A decoded finding spans at least its encoded segment
 // (as in gitleaks, a match inside decoded text is placed on the whole
@@ -31,21 +50,35 @@ import (
 // reaches), so it ends at or after the segment's end, and what decides it
 // lies within maxSegment+decodeContext bytes before its end and
 // decodeContext bytes after. Decoding raises MaxWindow to the detector's
-// encodings' window, more than both, so the chunk that owns the finding (the one with MaxWindow
-// bytes on each side of its end) sees the segment and its context whole,
-// and the chunks that see it cut (a run that touches a buffer's edge) do
-// not own it: an encoded string across a chunk boundary is found once, by
-// the chunk that holds it. The price is the overlap a chunked object
-// carries from chunk to chunk (2*MaxWindow; see encodings for the two
-// budgets); objects that fit one chunk, most files and every diff of a
-// history, pay nothing.
+// encodings' window, more than both, so the chunk that owns the finding
+// (the one with MaxWindow bytes on each side of its end) sees the segment
+// and its context whole, and the chunks that see it cut (a run that
+// touches a buffer's edge) do not own it: an encoded string across a chunk
+// boundary is found once, by the chunk that holds it. The price is the
+// overlap a chunked object carries from chunk to chunk (2*MaxWindow; see
+// encodings for the two budgets); objects that fit one chunk, most files
+// and every diff of a history, pay nothing. Nested encodings can reach
+// further (a run of depth 2 beside a long segment of depth 1); a line
+// longer than the window, cut by a chunk, is where a chunked scan and a
+// whole one can differ, as with runs beyond the budget.
 //
 // Repeats. gitleaks scans the whole text again at each depth and keeps
 // every match that touches text decoded at that depth, so a secret found
 // at depth 1 beside (or inside) text decoded at depth 2 is reported again,
-// tagged decode-depth:2. With Settings.GitleaksDecoding the repeats are
-// kept, as gitleaks reports them; otherwise a rule's finding at one place
-// with one secret is reported once, at the lowest depth.
+// tagged decode-depth:2; and it reports every match, so one secret twice
+// in one encoded string (both placed on the string) is two findings. With
+// Settings.GitleaksDecoding both are kept, as gitleaks reports them;
+// otherwise a rule's finding at one place with one secret is reported
+// once, at the lowest depth.
+//
+// Generic findings. gitleaks drops a generic rule's finding when a
+// specific rule's finding on the same line holds its secret, over the
+// findings of every depth together and with the lines of the original
+// text (where decoded findings are placed). The windows apply that filter
+// to their own findings with their own lines, which can differ (decoded
+// text has lines of its own, and a window holds part of a line), so
+// decoded and raw findings are filtered again together
+// (dropGenericAcrossDepths).
 //
 // Markup. \xXX escapes and HTML references (spindle's kinds) occur in
 // source code beside text that is not encoded at all, and decoding them
@@ -54,10 +87,7 @@ import (
 // lines). A finding that owes to one of these kinds must therefore lie on
 // a single line of the scanned text.
 
-const (
-	decodeContext = 512
-	regionSpan    = 64 << 10
-)
+const decodeContext = 512
 
 // window is what a decoded finding depends on: a whole segment and its
 // context on either side, the least MaxWindow can be with decoding on.
@@ -67,13 +97,21 @@ func (en encodings) window() int { return en.maxSegment + 2*decodeContext }
 type decodeState struct {
 	data   []byte // the buffer Scan was given
 	levels []*decodeLevel
-	out    []found // decoded findings, in data's offsets
+	out    []found   // decoded findings, in data's offsets
+	lines  []lineRef // dropGenericAcrossDepths' working list
+	result []found   // what scanDecoded returns
+}
+
+// lineRef is a finding of any depth and the line of data it starts on.
+type lineRef struct {
+	line int
+	f    *found
 }
 
 // decodeLevel is one depth of decoding: the segments decoded from the text
 // of the level above (data at depth 1), and the region being scanned.
 type decodeLevel struct {
-	scratch *Scratch  // scans this level's region texts
+	scratch *Scratch  // scans this level's windows
 	cands   []segment // candidates, then the decoded segments of the pass
 	dec     []byte    // decoded bytes of every segment of the pass
 	segs    []segment // the current region's segments: lo, hi in the text above; dlo, dhi in text
@@ -91,9 +129,19 @@ func (s *Scratch) level(j int) *decodeLevel {
 }
 
 // scanDecoded returns the findings in the decoded text of data, sorted by
-// Start, without the duplicates that merged regions find (one rule, one
-// span, one secret, one depth) and, unless the detector decodes as gitleaks
-// does, without the repeats of a finding at greater depths.
+// Start. It must follow collect over the same data: s.found holds the
+// findings of the rules over data itself (depth 0), and gitleaks' generic
+// filter, which takes the findings of every depth together, may mark some
+// of them dropped (dropGenericAcrossDepths).
+//
+// With Settings.GitleaksDecoding it returns gitleaks' list: every finding
+// of every depth, a finding repeated at each depth where it touches newly
+// decoded text, and the two matches of one secret found twice in one
+// encoded string (which share its span) both. Each match is found once:
+// the regions of a depth are disjoint, and so are the windows of a region.
+// Otherwise a rule's finding at one place with one secret is reported
+// once: at depth 0 if the rules found it in data itself, else at the
+// lowest depth.
 func (d *Detector) scanDecoded(s *Scratch, path string, data []byte) []found {
 	if s.dec == nil {
 		s.dec = &decodeState{}
@@ -105,20 +153,107 @@ func (d *Detector) scanDecoded(s *Scratch, path string, data []byte) []found {
 	if len(st.out) == 0 {
 		return nil
 	}
+	d.dropGenericAcrossDepths(s, data)
 	slices.SortFunc(st.out, func(a, b found) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End), cmp.Compare(a.rule, b.rule),
 			strings.Compare(a.Secret, b.Secret), cmp.Compare(decodeDepthOf(a.Tags), decodeDepthOf(b.Tags)),
-			slices.Compare(a.Tags, b.Tags))
+			slices.Compare(a.Tags, b.Tags), strings.Compare(a.Match.Match, b.Match.Match))
 	})
-	// Merged regions can find one secret twice; two secrets in one
-	// encoded string share its span and stay two findings.
-	return slices.CompactFunc(st.out, func(a, b found) bool {
-		same := a.Start == b.Start && a.End == b.End && a.rule == b.rule && a.Secret == b.Secret
-		if d.gitleaksDec {
-			return same && slices.Equal(a.Tags, b.Tags)
+	if d.gitleaksDec {
+		return st.out
+	}
+	res := keepOnce(st.result[:0], st.out, s.found)
+	clear(st.out) // drop the references to this buffer's strings
+	st.result = res
+	return res
+}
+
+// keepOnce appends to res the findings of out (sorted, lowest depth first
+// among equal ones) that spindle's own decoding reports: one per rule,
+// span and secret, and none that raw, the findings of depth 0 sorted by
+// Start, already reports.
+func keepOnce(res []found, out []found, raw []found) []found {
+	for i := range out {
+		f := &out[i]
+		if i > 0 && f.Start == out[i-1].Start && f.End == out[i-1].End && f.rule == out[i-1].rule && f.Secret == out[i-1].Secret {
+			continue
 		}
-		return same
-	})
+		j, _ := slices.BinarySearchFunc(raw, f.Start, func(r found, start int) int { return cmp.Compare(r.Start, start) })
+		dup := false
+		for ; j < len(raw) && raw[j].Start == f.Start; j++ {
+			if r := &raw[j]; !r.dropped && r.End == f.End && r.rule == f.rule && r.Secret == f.Secret {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			res = append(res, *f)
+		}
+	}
+	return res
+}
+
+// dropGenericAcrossDepths applies gitleaks' generic filter (finding.go's
+// dropGenericDuplicates) to the findings of every depth together, as
+// gitleaks applies it to all the findings of a fragment: a finding of a
+// generic rule, raw (s.found) or decoded (s.dec.out), is dropped when a
+// finding of a non-generic rule, of any depth, starts on the same line of
+// data and has a secret containing its secret; spindle's own built-in
+// rules give way the same way to every other rule (ruleRank). Lines are those of data,
+// where decoded findings are placed: the lines of a window's text (on
+// which collect filtered the window's findings) can differ, since decoded
+// text can hold newlines.
+func (d *Detector) dropGenericAcrossDepths(s *Scratch, data []byte) {
+	st := s.dec
+	yields := false
+	for i := range st.out {
+		if d.rules[st.out[i].rule].rank < maxRank {
+			yields = true
+			break
+		}
+	}
+	for i := range s.found {
+		if !yields && !s.found[i].dropped && d.rules[s.found[i].rule].rank < maxRank {
+			yields = true
+		}
+	}
+	if !yields {
+		return
+	}
+	refs := st.lines[:0]
+	for i := range s.found {
+		if f := &s.found[i]; !f.dropped {
+			refs = append(refs, lineRef{s.newlinesBefore(data, f.Start), f})
+		}
+	}
+	for i := range st.out {
+		f := &st.out[i]
+		refs = append(refs, lineRef{s.newlinesBefore(data, f.Start), f})
+	}
+	slices.SortFunc(refs, func(a, b lineRef) int { return cmp.Compare(a.line, b.line) })
+	for lo := 0; lo < len(refs); {
+		hi := lo + 1
+		for hi < len(refs) && refs[hi].line == refs[lo].line {
+			hi++
+		}
+		line := refs[lo:hi]
+		for _, g := range line {
+			rank := d.rules[g.f.rule].rank
+			if rank == maxRank {
+				continue
+			}
+			for _, o := range line {
+				if o.f.rule != g.f.rule && d.rules[o.f.rule].rank > rank && strings.Contains(o.f.Secret, g.f.Secret) {
+					g.f.dropped = true
+					break
+				}
+			}
+		}
+		lo = hi
+	}
+	clear(refs)
+	st.lines = refs[:0]
+	st.out = slices.DeleteFunc(st.out, func(f found) bool { return f.dropped })
 }
 
 // decodeDepthOf is the depth a decoded finding's tags name (decodedTags
@@ -131,30 +266,34 @@ func decodeDepthOf(tags []string) int {
 	return n
 }
 
-// decodePass decodes, at depth j, the candidates in text that overlap one
-// of focus's decoded ranges (all of them when focus is nil), scans the
-// regions around them, and goes one level deeper in each region.
+// decodePass decodes, at depth j, the candidates in text, scans the
+// regions around them, and goes one level deeper in each region. text is
+// data at depth 1, else a region of the depth above, whose decoded ranges
+// are focus (sorted, disjoint). As in gitleaks, every candidate is tried,
+// not only those that overlap focus: a candidate beside decoded text can
+// be new without touching it (a run that ended at a code point the level
+// above could not decode, now one candidate shorter), and one that is not
+// new did not decode above and does not now. A candidate takes the kinds
+// of the decoded ranges it overlaps, or touches, as in gitleaks.
 func (d *Detector) decodePass(s *Scratch, path string, j int, text []byte, focus []segment) {
 	L := s.level(j)
 	L.cands = d.enc.findCandidates(text, 0, len(text), L.cands[:0])
 	L.dec = L.dec[:0]
 	segs := L.cands[:0]
+	next := 0 // the first of focus that does not end before the candidate
 	for _, c := range L.cands {
 		if c.kind == 0 {
 			continue
 		}
 		c.kinds = c.kind
-		if focus != nil {
-			in := false
-			for _, f := range focus {
-				if f.dlo <= c.hi && c.lo <= f.dhi {
-					in = true
-					c.kinds |= f.kinds
-				}
+		for next < len(focus) && focus[next].dhi < c.lo {
+			next++
+		}
+		for _, f := range focus[next:] {
+			if f.dlo > c.hi {
+				break
 			}
-			if !in {
-				continue
-			}
+			c.kinds |= f.kinds
 		}
 		n := len(L.dec)
 		var ok bool
@@ -164,23 +303,72 @@ func (d *Detector) decodePass(s *Scratch, path string, j int, text []byte, focus
 		c.dlo, c.dhi = n, len(L.dec) // in the arena until the region is built
 		segs = append(segs, c)
 	}
-	for a := 0; a < len(segs); {
+	// Regions: whole lines (see Regions above), each line searched for its
+	// ends once.
+	for a, end := 0, 0; a < len(segs); {
+		lo := lineStart(text, max(end, segs[a].lo-decodeContext), end)
+		hi := lineEnd(text, min(len(text), max(lo, segs[a].hi+decodeContext)))
 		b := a + 1
-		for b < len(segs) && segs[b].lo-segs[b-1].hi <= 2*decodeContext && segs[b-1].hi-segs[a].lo < regionSpan {
-			b++
+		for ; b < len(segs); b++ {
+			if x := segs[b].lo - decodeContext; x > hi && lineStart(text, x, hi) > hi {
+				break
+			}
+			if x := min(len(text), segs[b].hi+decodeContext); x > hi {
+				hi = lineEnd(text, x)
+			}
 		}
-		d.scanRegion(s, path, j, text, segs[a:b])
-		a = b
+		d.scanRegion(s, path, j, text, segs[a:b], lo, hi)
+		a, end = b, hi
 	}
 }
 
-// scanRegion builds the region of segs (consecutive decoded segments of
-// text) at depth j, reports the findings in it that overlap a decoded
-// segment, and decodes on inside it.
-func (d *Detector) scanRegion(s *Scratch, path string, j int, text []byte, segs []segment) {
+// lineStart returns the start of the line of text that holds x, looking
+// back no further than floor, where it stops: the position after a
+// newline, or 0. A newline after a U+XXXX code point does not end a line
+// here, since a run of them (encoded.go) may go on past it.
+func lineStart(text []byte, x, floor int) int {
+	for x > floor {
+		i := bytes.LastIndexByte(text[floor:x], '\n')
+		if i < 0 {
+			return floor
+		}
+		i += floor
+		if !codePointBefore(text, i) {
+			return i + 1
+		}
+		x = i
+	}
+	return floor
+}
+
+// lineEnd returns the end of the line of text that holds x: after its
+// newline, or len(text). See lineStart for code points.
+func lineEnd(text []byte, x int) int {
+	for x < len(text) {
+		i := bytes.IndexByte(text[x:], '\n')
+		if i < 0 {
+			return len(text)
+		}
+		i += x
+		if !codePointBefore(text, i) {
+			return i + 1
+		}
+		x = i + 1
+	}
+	return len(text)
+}
+
+// codePointBefore reports whether the newline at text[i] follows a U+XXXX
+// code point.
+func codePointBefore(text []byte, i int) bool {
+	return i >= 6 && text[i-6] == 'U' && text[i-5] == '+' && isHex4(text[i-4:i])
+}
+
+// scanRegion builds the region text[rlo:rhi] of segs (consecutive decoded
+// segments of text) at depth j, scans its windows, and decodes on inside
+// it.
+func (d *Detector) scanRegion(s *Scratch, path string, j int, text []byte, segs []segment, rlo, rhi int) {
 	L := s.level(j)
-	rlo := max(0, segs[0].lo-decodeContext)
-	rhi := min(len(text), segs[len(segs)-1].hi+decodeContext)
 	L.rlo = rlo
 	L.text = L.text[:0]
 	L.orig = L.orig[:0]
@@ -198,22 +386,52 @@ func (d *Detector) scanRegion(s *Scratch, path string, j int, text []byte, segs 
 	}
 	L.text = append(L.text, text[at:rhi]...)
 	L.segs = segs
+	for a := 0; a < len(segs); {
+		b := a + 1
+		for b < len(segs) && segs[b].lo-segs[b-1].hi <= 2*decodeContext {
+			b++
+		}
+		d.scanWindow(s, path, j, segs[a:b])
+		a = b
+	}
+	if j < d.decodeDepth {
+		// The region text is L.text; the next level overwrites only its
+		// own level's state.
+		d.decodePass(s, path, j+1, L.text, segs)
+	}
+}
 
+// scanWindow runs the rules over segs (consecutive segments of the
+// region at depth j, closer than 2*decodeContext to each other) with
+// decodeContext bytes of the region's text on either side, and reports
+// the findings that overlap one of them. The windows of a region are
+// disjoint: the segments of the next lie further away.
+func (d *Detector) scanWindow(s *Scratch, path string, j int, segs []segment) {
+	L := s.level(j)
+	wlo := max(0, segs[0].dlo-decodeContext)
+	whi := min(len(L.text), segs[len(segs)-1].dhi+decodeContext)
 	data := s.dec.data
-	for _, f := range d.collect(L.scratch, path, L.text) {
-		if f.dropped || f.rawStart < 0 {
+	for _, f := range d.collect(L.scratch, path, L.text[wlo:whi]) {
+		if f.rawStart < 0 {
 			continue
 		}
+		// A generic finding that collect dropped for a specific one on
+		// its line of the window is judged again with the lines of data,
+		// among the findings of every depth (dropGenericAcrossDepths).
+		f.dropped = false
+		// gitleaks decides overlaps, and places the match, with the
+		// regex's match before newlines are trimmed from it.
+		start, end := wlo+f.rawStart, wlo+f.rawEnd
 		var kinds encKind
 		for _, sg := range segs {
-			if sg.dlo <= f.End && f.Start <= sg.dhi {
+			if sg.dlo <= end && start <= sg.dhi {
 				kinds |= sg.kinds
 			}
 		}
 		if kinds == 0 {
 			continue // found in the text around the segments: the level above reports it
 		}
-		lo, hi := s.mapUp(j, f.Start, f.End)
+		lo, hi := s.mapUp(j, start, end)
 		if kinds&(encEscape|encHTML) != 0 && bytes.IndexByte(data[lo:hi], '\n') >= 0 {
 			continue // a match across lines of markup (see Markup above)
 		}
@@ -223,15 +441,12 @@ func (d *Detector) scanRegion(s *Scratch, path string, j int, text []byte, segs 
 			}
 		}
 		f.Start, f.End, f.SecretStart, f.SecretEnd = lo, hi, lo, hi
+		if lo < hi && data[lo] == '\n' {
+			f.Start++ // gitleaks puts a match that starts on a newline on the next line
+		}
 		f.Tags = decodedTags(f.Tags, kinds, j)
 		f.line = -1
 		s.dec.out = append(s.dec.out, f)
-	}
-	if j < d.decodeDepth {
-		// The region text is L.text; the next level overwrites only its
-		// own level's state.
-		d.decodePass(s, path, j+1, L.text, segs)
-		// decodePass at j+1 may have grown s.dec.levels; L is still ours.
 	}
 }
 
@@ -244,10 +459,11 @@ func (s *Scratch) mapUp(j, a, b int) (int, int) {
 	for ; j > 0; j-- {
 		L := s.dec.levels[j]
 		lo, hi, any := 0, 0, false
-		for i, sg := range L.segs {
-			if sg.dlo > b || a > sg.dhi {
-				continue
-			}
+		// The segments are sorted and disjoint: start at the first that
+		// does not end before a.
+		i, _ := slices.BinarySearchFunc(L.segs, a, func(sg segment, a int) int { return cmp.Compare(sg.dhi, a) })
+		for ; i < len(L.segs) && L.segs[i].dlo <= b; i++ {
+			sg := L.segs[i]
 			if sg.dlo <= a && b <= sg.dhi {
 				return L.orig[i][0], L.orig[i][1]
 			}
@@ -269,14 +485,13 @@ func (s *Scratch) mapUp(j, a, b int) (int, int) {
 // rawUp maps an offset of the region text outside its decoded segments to
 // the text above.
 func (L *decodeLevel) rawUp(x int) int {
-	up := L.rlo + x
-	for _, sg := range L.segs {
-		if sg.dhi > x {
-			break
-		}
-		up = sg.hi + (x - sg.dhi)
+	// The last segment that ends at or before x decides the shift.
+	i, _ := slices.BinarySearchFunc(L.segs, x+1, func(sg segment, t int) int { return cmp.Compare(sg.dhi, t) })
+	if i == 0 {
+		return L.rlo + x
 	}
-	return up
+	sg := L.segs[i-1]
+	return sg.hi + (x - sg.dhi)
 }
 
 // decodedTags returns the rule's tags followed by gitleaks' decoding tags:

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -494,4 +495,103 @@ func TestGateAroundRareRunes(t *testing.T) {
 	if checked < 50 {
 		t.Errorf("only %d keywords checked", checked)
 	}
+}
+
+// BenchmarkScanDecoding measures Scan with gitleaks' config on one
+// goroutine, decoding off, on with spindle's decoders, and on as the
+// drop-ins decode (GitleaksDecoding), over two corpora: the Go source of
+// BenchmarkScan, where little decodes, and encodedCorpus, where every few
+// lines hold encoded text.
+func BenchmarkScanDecoding(b *testing.B) {
+	cfg, err := Parse(gitleaksTOML(), "gitleaks.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, corpus := range []struct {
+		name   string
+		chunks func(*testing.B) [][]byte
+	}{{"go", goSourceChunks}, {"encoded", encodedChunks}} {
+		for _, dec := range []struct {
+			name string
+			set  Settings
+		}{{"off", noDecoding}, {"spindle", Settings{}}, {"gitleaks", Settings{GitleaksDecoding: true}}} {
+			b.Run("corpus="+corpus.name+"/decoding="+dec.name, func(b *testing.B) {
+				d, err := CompileWith(cfg, dec.set)
+				if err != nil {
+					b.Fatal(err)
+				}
+				chunks := corpus.chunks(b)
+				s := d.NewScratch()
+				findings := 0
+				b.SetBytes(totalBytes(chunks))
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, c := range chunks {
+						d.Scan(s, "f.txt", c, func(Match) { findings++ })
+					}
+				}
+				b.ReportMetric(float64(findings)/float64(b.N), "findings/op")
+			})
+		}
+	}
+}
+
+// encodedChunks is encodedCorpus in 256 KiB chunks cut at line ends, as
+// goSourceChunks cuts the Go source.
+func encodedChunks(b *testing.B) [][]byte {
+	all := encodedCorpus(4 << 20)
+	var chunks [][]byte
+	for len(all) > 0 {
+		n := min(benchChunkBytes, len(all))
+		if i := bytes.LastIndexByte(all[:n], '\n'); i > 0 && n < len(all) {
+			n = i + 1
+		}
+		chunks = append(chunks, all[:n])
+		all = all[n:]
+	}
+	return chunks
+}
+
+// encodedCorpus returns about size bytes of text in which encoded text is
+// common: prose lines, and among them secrets and configs in base64, hex
+// and percent-encoding, JSON strings whose base64 has its padding escaped
+// as \u003d, URLs with \u0026 in their query, and long lines (minified
+// code) that hold a few base64 strings.
+func encodedCorpus(size int) []byte {
+	rng := rand.New(rand.NewPCG(7, 11))
+	lorem := "lorem ipsum dolor sit amet consectetur adipiscing elit "
+	config := func(n int) string {
+		var c strings.Builder
+		for i := range n {
+			fmt.Fprintf(&c, "setting_%d = value %d\n", i, rng.IntN(1000))
+		}
+		c.WriteString(awsLine + "\n")
+		return c.String()
+	}
+	var b strings.Builder
+	for b.Len() < size {
+		switch rng.IntN(10) {
+		case 0:
+			fmt.Fprintf(&b, "config: %s\n", b64s(config(rng.IntN(8))))
+		case 1:
+			fmt.Fprintf(&b, "  \"kubeconfig\": \"%s\",\n", strings.ReplaceAll(b64s(config(20+rng.IntN(100))+"x"), "=", `\u003d`))
+		case 2:
+			fmt.Fprintf(&b, "url = \"https://example.com/a%%3Db?t=%d\\u0026api_key=%s%%3D\"\n", rng.IntN(1e6), b64s(awsLine)[:24])
+		case 3:
+			fmt.Fprintf(&b, "hex: %s\n", hex.EncodeToString([]byte(awsLine)))
+		case 4:
+			fmt.Fprintf(&b, "u=%s\n", percentAll(awsLine))
+		case 5:
+			for range 200 {
+				fmt.Fprintf(&b, "function f%d(a,b){return a+b};", rng.IntN(1e6))
+				if rng.IntN(50) == 0 {
+					fmt.Fprintf(&b, "var s=%q;", b64s(config(rng.IntN(4))))
+				}
+			}
+			b.WriteString("\n")
+		default:
+			b.WriteString(strings.Repeat(lorem, 1+rng.IntN(3)) + "\n")
+		}
+	}
+	return []byte(b.String())
 }

@@ -466,9 +466,11 @@
 // through the last %XX of a line, \uXXXX and U+XXXX runs), found with its
 // precedence and overlap rule, plus \xXX escapes and HTML character
 // references (these two only when they spell 8 bytes or more: a stray
-// \x41 or &amp; in code is not worth a rescan); the findings on 144 encoded samples (six encodings, whole
-// lines and values alone, nested two and three deep) equal gitleaks'
-// (TestDecodedFindingsMatchGitleaks in the command).
+// \x41 or &amp; in code is not worth a rescan). The 208 findings on 144
+// encoded files (six encodings, whole lines and values alone, nested two
+// and three deep, escapes inside long segments, padding a JSON encoder
+// escaped, one secret twice in a string) equal gitleaks', as a multiset
+// and with their tags (TestDecodedFindingsMatchGitleaks in the command).
 //
 // Settings.GitleaksDecoding, which the gitleaks drop-in commands set,
 // decodes exactly as gitleaks does: its four kinds only, so that its
@@ -481,17 +483,20 @@
 // the next into a match nobody wrote), and runs up to 8 KiB are decoded.
 //
 // gitleaks substitutes the decoded text into the whole fragment and scans
-// all of it again at each depth; Scan scans regions instead, each decoded
-// segment with 512 bytes on either side (nearby segments share a region),
-// so a buffer with one decodable string is not scanned twice. A finding
-// spans at least its encoded segment, so it ends at or after the
-// segment's end; encoded text longer than the budget (8 or 96 KiB) is not
-// decoded, and what decides a decoded finding lies within the budget and
-// 512 bytes before its end and 512 bytes after it. Decoding raises
-// MaxWindow to cover that (16 KiB, or 97 KiB), so the chunk that owns a
-// decoded finding sees its segment and context whole and a chunk that sees
-// it cut does not own it: an encoded string across a chunk boundary is
-// found once (TestChunkedDecodingEqualsWholeScan,
+// all of it again at each depth. Scan builds the decoded text only for the
+// lines around decoded segments (whole lines, so that the encoded text of
+// the next depth is found whole, as gitleaks finds it), and runs the rules
+// over each decoded segment with 512 bytes on either side (nearby segments
+// share a window), so a buffer with one decodable string is not scanned
+// twice; TestDecodingEqualsWholeText holds it to gitleaks' loop over the
+// whole text. A finding spans at least its encoded segment, so it ends at
+// or after the segment's end; encoded text longer than the budget (8 or
+// 96 KiB) is not decoded, and what decides a decoded finding lies within
+// the budget and 512 bytes before its end and 512 bytes after it. Decoding
+// raises MaxWindow to cover that (16 KiB, or 97 KiB), so the chunk that
+// owns a decoded finding sees its segment and context whole and a chunk
+// that sees it cut does not own it: an encoded string across a chunk
+// boundary is found once (TestChunkedDecodingEqualsWholeScan,
 // TestLongRunsAreDecodedWithinTheBudget). Objects that fit in one chunk
 // (256 KiB) pay nothing for the window; a larger one carries twice the
 // window from chunk to chunk, which for the larger budget costs a 64 MiB

@@ -94,6 +94,7 @@ func (d *Detector) finish(s *Scratch, r *rule, path string, data []byte, m0, m1 
 		},
 		rule:        r.index,
 		rawStart:    m0,
+		rawEnd:      m1,
 		line:        -1,
 		implausible: v.implausible(),
 	})

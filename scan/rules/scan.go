@@ -52,6 +52,7 @@ type found struct {
 	Match
 	rule     int
 	rawStart int  // start of the regex match, before trimming newlines; -1 for a path match
+	rawEnd   int  // its end, before trimming newlines (decoded.go places a decoded match with both)
 	line     int  // line index in the buffer; -1 until computed
 	dropped  bool // removed by dropGenericDuplicates, or implausible under Settings.SkipImplausible
 
