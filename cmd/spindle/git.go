@@ -179,9 +179,11 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 	}
 	err = runReport(c, e, o.scanOptions, format, job)
 	if o.logLevel <= levelDebug && hist.Commits > 0 {
-		fmt.Fprintf(e.stderr, "history: %s, %d file changes (%d distinct: %d diffed, %d with no keyword in the changed lines, %d binary), %s of added lines scanned; walk %v, tree diffs %v\n",
+		ph := hist.Phases
+		fmt.Fprintf(e.stderr, "history: %s, %d file changes (%d distinct: %d diffed, %d with no keyword in the changed lines, %d binary), %s of blobs read, %s of added lines scanned; walk %v, tree diffs %v, blob reads %v, line diffs %v, fetch %v, scan %v (CPU time summed over workers)\n",
 			plural(hist.Commits, "commit", "commits"), hist.Changes, hist.Pairs, hist.Diffed, hist.Quiet, hist.Binary,
-			formatBytes(hist.Bytes), hist.Walk.Round(1e6), hist.TreeDiff.Round(1e6))
+			formatBytes(hist.BlobBytes), formatBytes(hist.Bytes), hist.Walk.Round(1e6), hist.TreeDiff.Round(1e6),
+			hist.BlobRead.Round(1e6), hist.LineDiff.Round(1e6), ph.Fetch.Busy.Round(1e6), ph.Scan.Busy.Round(1e6))
 	}
 	return err
 }
@@ -255,6 +257,7 @@ func addHistory(a, b git.Stats) git.Stats {
 	a.BlobBytes += b.BlobBytes
 	a.Walk += b.Walk
 	a.TreeDiff += b.TreeDiff
+	a.BlobRead += b.BlobRead
 	a.LineDiff += b.LineDiff
 	a.Shallow = a.Shallow || b.Shallow
 	return a

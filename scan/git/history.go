@@ -36,7 +36,7 @@ type history struct {
 
 	// Counters, updated by the workers.
 	diffed, quiet, binary, unreadable, fragments, blobBytes atomic.Int64
-	lineDiff                                                atomic.Int64 // nanoseconds, summed over workers
+	lineDiff, blobRead                                      atomic.Int64 // nanoseconds, summed over workers
 	lost                                                    atomic.Int64 // warnings of the history itself
 }
 
@@ -141,7 +141,8 @@ func (h *history) scanUnits(ctx context.Context, st *Stats) error {
 	st.Stats = sc
 	st.Diffed, st.Quiet, st.Binary, st.Unreadable = h.diffed.Load(), h.quiet.Load(), h.binary.Load(), h.unreadable.Load()
 	st.Fragments, st.BlobBytes = h.fragments.Load(), h.blobBytes.Load()
-	st.LineDiff = time.Duration(h.lineDiff.Load())
+	st.BlobRead = time.Duration(h.blobRead.Load())
+	st.LineDiff = time.Duration(h.lineDiff.Load()) - st.BlobRead
 	st.Warnings += h.lost.Load()
 	st.Lost += h.lost.Load()
 	return err

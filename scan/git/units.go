@@ -313,6 +313,8 @@ func (h *history) streamAddition(u *unit, b *scan.Batch) {
 // maxDiffBlob is not read (tooLargeToDiff), nor one over git's big-file
 // threshold (errTooBig).
 func (h *history) content(id odb.ID, mode odb.Mode, buf []byte, sc *unitScratch) ([]byte, error) {
+	start := time.Now()
+	defer func() { h.blobRead.Add(int64(time.Since(start))) }()
 	if mode.IsGitlink() {
 		return append(buf[:0], "Subproject commit "+id.String()+"\n"...), nil
 	}
