@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/klauspost/compress/flate"
@@ -86,7 +87,12 @@ func FuzzIndex(f *testing.F) {
 				t.Fatalf("offset %d", x.offset(i))
 			}
 		}
-		if r, err := buildReverse(x); err == nil {
+		r, err := buildReverse(x)
+		slow, slowErr := buildReverseSlow(x, &reverseIndex{x: x, order: make([]uint32, x.n)})
+		if (err == nil) != (slowErr == nil) || err == nil && !slices.Equal(r.order, slow.order) {
+			t.Fatalf("radix and comparison sorts differ: %v, %v", err, slowErr)
+		}
+		if err == nil {
 			for rank, pos := range r.order {
 				if got, ok := r.rank(x.offset(int(pos))); !ok || got != rank {
 					t.Fatalf("rank of position %d: %d, %v; want %d", pos, got, ok, rank)
