@@ -122,14 +122,19 @@ func (h *history) stagedChanges(x *gitrepo.Index) ([]fileChange, error) {
 		return nil, fmt.Errorf("git: HEAD: %w", err)
 	}
 	sd := &stagedDiff{td: &treeDiffer{objs: h.repo.objs, sel: h.sel}, trees: x.Trees}
-	for _, e := range x.Entries {
-		if e.Stage != 0 || e.IntentToAdd || len(e.ID) != odb.IDSize {
-			// An unresolved conflict or an intent to add: git diff
-			// --staged shows no lines for it.
+	// An unresolved conflict or an intent to add shows no lines in git
+	// diff --staged; the other entries are compared. Most indexes have
+	// neither, and are compared as they are, not copied.
+	sd.ents = x.Entries
+	for i := range x.Entries {
+		if e := &x.Entries[i]; e.Stage != 0 || e.IntentToAdd || len(e.ID) != odb.IDSize {
+			if len(sd.conflicts) == 0 {
+				sd.ents = slices.Clip(x.Entries[:i]) // appends copy from here on
+			}
 			sd.conflicts = append(sd.conflicts, e.Path)
-			continue
+		} else if len(sd.conflicts) > 0 {
+			sd.ents = append(sd.ents, *e)
 		}
-		sd.ents = append(sd.ents, e)
 	}
 	if err := sd.dir("", headTree, sd.ents); err != nil {
 		return nil, err

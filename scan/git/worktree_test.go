@@ -75,3 +75,54 @@ func TestStagedChangesAreGitDiffCached(t *testing.T) {
 		}
 	}
 }
+
+// TestStagedSkipsConflictsAndIntentToAdd: an unresolved conflict (stages
+// 1 to 3) and an intent to add (git add -N) show no lines in git diff
+// --staged; the entries after them in the index are still compared.
+func TestStagedSkipsConflictsAndIntentToAdd(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", "a\n")
+	r.write("c.txt", "base\n")
+	r.commit("base")
+	r.git("checkout", "-q", "-b", "feature")
+	r.write("c.txt", "theirs\n")
+	r.commit("feature")
+	r.git("checkout", "-q", "-")
+	r.write("c.txt", "ours\n")
+	r.commit("main")
+	if _, err := r.try("merge", "-q", "feature"); err == nil {
+		t.Fatal("merge: no conflict")
+	}
+	r.write("a.txt", "a\nmore\n") // write stages what it writes
+	r.write("b.txt", "b\n")
+	r.write("z.txt", "z\n")
+	if err := os.WriteFile(filepath.Join(r.dir, "i.txt"), []byte("i\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.git("add", "-N", "i.txt")
+	repo, err := openRepo(r.dir, func(string, string, error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.close()
+	h := &history{repo: repo, sel: &selection{renames: true, maxCount: -1}}
+	x, err := gitrepo.ReadIndex(repo.IndexFile(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fcs, err := h.stagedChanges(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fc := range fcs {
+		got = append(got, fmt.Sprintf("%c %s", fc.status, fc.path))
+	}
+	slices.Sort(got)
+	if want := []string{"A b.txt", "A z.txt", "M a.txt"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if len(x.Entries) < 7 {
+		t.Errorf("the index holds %d entries; want the conflict's three stages and the intent to add among them", len(x.Entries))
+	}
+}
