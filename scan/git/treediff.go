@@ -66,7 +66,7 @@ func (c *treeCache) put(id odb.ID, data []byte) {
 }
 
 // maxPath bounds the length of a path the scan keeps: git itself writes
-// no longer ones (the file systems it checks out to refuse them), and a
+// none longer (the file systems it checks out to refuse them), and a
 // crafted tree's path of megabytes would be copied into every record of
 // its changes. A longer path is skipped and reported.
 const maxPath = 4096

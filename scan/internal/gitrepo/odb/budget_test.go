@@ -126,7 +126,7 @@ func TestPacksAddedAfterOpenAreFound(t *testing.T) {
 	defer db.Close()
 	// More history after Open, packed into a second pack and then the
 	// whole repository repacked: every object is now in a pack Open did
-	// not see, and the first pack is gone from disk.
+	// not see, and the first pack has been deleted from disk.
 	fastImport(t, dir, 10, 3, 5)
 	git(t, dir, nil, "repack", "-adq")
 	want := catFileAll(t, dir)

@@ -37,7 +37,7 @@ func TestAlternatesAreFollowed(t *testing.T) {
 	checkAll(t, db, catFileAll(t, a))
 }
 
-// TestOpenSurvivesAMissingPackFile: an index whose pack is gone leaves
+// TestOpenSurvivesAMissingPackFile: an index whose pack was deleted leaves
 // its objects reporting the damage.
 func TestOpenSurvivesAMissingPackFile(t *testing.T) {
 	dir := newRepo(t, true)
