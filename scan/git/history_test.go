@@ -360,7 +360,7 @@ func TestStagedAndUnstaged(t *testing.T) {
 	}
 }
 
-// Sharding by blob id splits the work without changing what is found: the
+// Sharding by commit splits the work without changing what is found: the
 // union of n shards' findings is the whole scan's, each finding in exactly
 // one shard.
 func TestShardsCoverTheHistoryExactly(t *testing.T) {
@@ -399,6 +399,53 @@ func TestShardsCoverTheHistoryExactly(t *testing.T) {
 		slices.Sort(union)
 		if !slices.Equal(union, whole) {
 			t.Errorf("%d shards: %d findings, the whole scan %d", n, len(union), len(whole))
+		}
+	}
+}
+
+// TestShardsOfMovedLines: a commit that moves and re-indents a secret's
+// line adds it again (as git's patch shows), and so does a cherry-pick of
+// that commit on another branch; every shard count finds exactly what one
+// scan finds, whichever shard each commit falls in.
+func TestShardsOfMovedLines(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.txt", "one\n"+tok(1)+"\nthree\nfour\nfive\n")
+	r.commit("add")
+	r.git("branch", "side")
+	r.write("a.txt", "one\nthree\nfour\nfive\n    "+tok(1)+"\n")
+	r.commit("move")
+	r.git("checkout", "-q", "side")
+	r.write("b.txt", "b\n")
+	r.commit("side")
+	r.git("cherry-pick", r.ids["move"])
+	r.ids["cherry"] = r.git("rev-parse", "HEAD")
+	r.git("checkout", "-q", "main")
+	det := detector(t)
+	run := func(s scan.Shard) []string {
+		var mu sync.Mutex
+		var fps []string
+		_, err := Scan(context.Background(), r.dir, Options{}, scan.Options{Detector: det, Shard: s,
+			OnFinding: func(f report.Finding) { mu.Lock(); fps = append(fps, f.Fingerprint); mu.Unlock() }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fps
+	}
+	whole := run(scan.Shard{})
+	slices.Sort(whole)
+	for _, c := range []string{r.ids["add"] + ":a.txt:test-token:2", r.ids["move"] + ":a.txt:test-token:5", r.ids["cherry"] + ":a.txt:test-token:5"} {
+		if !slices.Contains(whole, c) {
+			t.Errorf("whole scan: no %s in %v", c, whole)
+		}
+	}
+	for _, n := range []int{2, 3, 4} {
+		var union []string
+		for i := range n {
+			union = append(union, run(scan.Shard{Index: i, Count: n})...)
+		}
+		slices.Sort(union)
+		if !slices.Equal(union, whole) {
+			t.Errorf("%d shards: %v, the whole scan %v", n, union, whole)
 		}
 	}
 }
