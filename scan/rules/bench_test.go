@@ -321,6 +321,19 @@ func BenchmarkCompile(b *testing.B) {
 	}
 }
 
+// BenchmarkParse measures Parse of gitleaks' config: decoding the TOML
+// and checking every rule (each regex parsed, its size bounded), what a
+// command pays at start-up before Compile.
+func BenchmarkParse(b *testing.B) {
+	gl := gitleaksTOML()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(gl, "gitleaks.toml"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkSkipPath measures the global path allowlist check on the paths
 // of the Go source tree, with gitleaks' config: the prefiltered split
 // regex Detector.SkipPath uses, and the standard library's regex as
