@@ -37,6 +37,12 @@ type Config struct {
 	Extend     Extend      // as written in the file; already applied
 	Rules      []Rule      // in file order, extended rules merged in
 	Allowlists []Allowlist // global allowlists without TargetRules
+
+	// checked holds the parsed trees of the rules' regexes and path
+	// regexes that Parse checked, by source: Compile clones a tree rather
+	// than parsing its regex again (gitleaks' config: about 10 ms). A
+	// source changed after Parse is not in it, and is parsed and checked.
+	checked map[string]*syntax.Regexp
 }
 
 // Extend is the [extend] table: build on the built-in rules or on another
@@ -319,17 +325,31 @@ func (c *Config) extendWith(base *Config, origins, baseOrigins map[string]origin
 	c.Allowlists = append(c.Allowlists, base.Allowlists...)
 }
 
-// validateRule checks what can only be checked once a rule is complete.
-func validateRule(r *Rule) (problem string) {
-	_, problem = validateRuleTree(r, true)
+// validateRule checks what can only be checked once a rule is complete,
+// and records the trees of its regexes in checked.
+func validateRule(r *Rule, checked map[string]*syntax.Regexp) (problem string) {
+	_, problem = validateRuleTree(r, true, checked, true)
 	return problem
 }
 
 // validateRuleTree is validateRule, and returns the parsed regex (nil
 // for a path-only rule), which Compile analyzes. With allowlists false it
 // leaves the rule's allowlists to the caller (Compile validates each
-// distinct one once, as it compiles it).
-func validateRuleTree(r *Rule, allowlists bool) (tree *syntax.Regexp, problem string) {
+// distinct one once, as it compiles it). A regex whose tree checked holds
+// passed these checks already: its tree is cloned, not parsed again.
+// With record, a regex parsed here is added to checked (Parse; Compile
+// only reads it, so that a Config can be compiled concurrently).
+func validateRuleTree(r *Rule, allowlists bool, checked map[string]*syntax.Regexp, record bool) (tree *syntax.Regexp, problem string) {
+	parse := func(what, expr string) (*syntax.Regexp, string) {
+		if re, ok := checked[expr]; ok {
+			return cloneRegexp(re), ""
+		}
+		re, p := parseBoundedRegex(what, expr)
+		if p == "" && record {
+			checked[expr] = re
+		}
+		return re, p
+	}
 	if strings.TrimSpace(r.ID) == "" {
 		return nil, "rule id is missing or empty"
 	}
@@ -340,7 +360,7 @@ func validateRuleTree(r *Rule, allowlists bool) (tree *syntax.Regexp, problem st
 		return nil, fmt.Sprintf("secretGroup %d is negative", r.SecretGroup)
 	}
 	if r.Regex != "" {
-		re, p := parseBoundedRegex("regex", r.Regex)
+		re, p := parse("regex", r.Regex)
 		if p != "" {
 			return nil, p
 		}
@@ -353,7 +373,7 @@ func validateRuleTree(r *Rule, allowlists bool) (tree *syntax.Regexp, problem st
 		tree = re
 	}
 	if r.Path != "" {
-		if _, p := parseBoundedRegex("path regex", r.Path); p != "" {
+		if _, p := parse("path regex", r.Path); p != "" {
 			return nil, p
 		}
 	}
@@ -381,6 +401,26 @@ func validateRuleTree(r *Rule, allowlists bool) (tree *syntax.Regexp, problem st
 // does, with the same error.
 func parseRegex(expr string) (*syntax.Regexp, error) {
 	return syntax.Parse(expr, syntax.Perl)
+}
+
+// cloneRegexp returns a deep copy of re, sharing nothing with it.
+func cloneRegexp(re *syntax.Regexp) *syntax.Regexp {
+	c := *re
+	c.Sub0 = [1]*syntax.Regexp{}
+	c.Sub = nil
+	if len(re.Sub) > 0 {
+		c.Sub = make([]*syntax.Regexp, len(re.Sub))
+		for i, sub := range re.Sub {
+			c.Sub[i] = cloneRegexp(sub)
+		}
+	}
+	c.Rune0 = [2]rune{}
+	c.Rune = nil
+	if re.Rune != nil {
+		c.Rune = make([]rune, len(re.Rune))
+		copy(c.Rune, re.Rune)
+	}
+	return &c
 }
 
 func regexErrText(err error) string {

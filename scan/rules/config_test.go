@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -366,4 +368,70 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse accepted a config that Compile rejects: %v", err)
 		}
 	})
+}
+
+// TestCompileReusesParsedRegexes: Compile takes the trees Parse checked,
+// as copies that share nothing with them; a regex changed after Parse is
+// parsed and checked again; and one Config compiles on several goroutines
+// at once (run with -race).
+func TestCompileReusesParsedRegexes(t *testing.T) {
+	cfg, err := Parse([]byte(`
+[[rules]]
+id = "tok"
+regex = '''tok_([0-9a-f]{8})'''
+path = '''\.env$'''
+keywords = ["tok_"]
+`), "x.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := cfg.checked[cfg.Rules[0].Regex]
+	if re == nil || cfg.checked[cfg.Rules[0].Path] == nil {
+		t.Fatalf("Parse recorded %d trees, not the rule's regex and path", len(cfg.checked))
+	}
+	c := cloneRegexp(re)
+	if !c.Equal(re) || c.String() != re.String() {
+		t.Fatalf("clone %v of %v", c, re)
+	}
+	var walk func(a, b *syntax.Regexp)
+	walk = func(a, b *syntax.Regexp) {
+		if a == b || len(a.Rune) > 0 && &a.Rune[0] == &b.Rune[0] || len(a.Sub) > 0 && &a.Sub[0] == &b.Sub[0] {
+			t.Fatalf("the clone shares %v", a)
+		}
+		for i := range a.Sub {
+			walk(a.Sub[i], b.Sub[i])
+		}
+	}
+	walk(c, re)
+
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			d, err := Compile(cfg)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if got := ids(scanText(d, "a.env", "x = tok_0123abcd")); !slices.Equal(got, []string{"tok"}) {
+				t.Errorf("findings %v", got)
+			}
+		})
+	}
+	wg.Wait()
+
+	changed := *cfg
+	changed.Rules = slices.Clone(cfg.Rules)
+	changed.Rules[0].Regex = `tok_([0-9a-f]{8}`
+	if _, err := Compile(&changed); err == nil || !strings.Contains(err.Error(), "missing closing )") {
+		t.Fatalf("a regex changed after Parse: %v", err)
+	}
+	changed.Rules[0].Regex = `key_([0-9a-f]{8})`
+	changed.Rules[0].Keywords = []string{"key_"}
+	d, err := Compile(&changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := scanText(d, "a.env", "x = tok_0123abcd key_89abcdef"); len(got) != 1 || got[0].Secret != "89abcdef" {
+		t.Errorf("the changed rule finds %v", got)
+	}
 }

@@ -91,9 +91,10 @@ func parseLevel(src *files, data []byte, source string, depth int) (*Config, map
 		for _, r := range cfg.Rules {
 			ids[r.ID] = true
 		}
+		cfg.checked = map[string]*syntax.Regexp{}
 		for i := range cfg.Rules {
 			r := &cfg.Rules[i]
-			if p := validateRule(r); p != "" {
+			if p := validateRule(r, cfg.checked); p != "" {
 				o := doc.origins[r.ID]
 				line := 0
 				if o.loc != nil {

@@ -220,7 +220,7 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 	allowlists := map[string]*allowlist{}
 	for i := range cfg.Rules {
 		cr := cfg.Rules[i]
-		tree, p := validateRuleTree(&cr, false)
+		tree, p := validateRuleTree(&cr, false, cfg.checked, false)
 		if p != "" {
 			return nil, fail(cr.ID, p)
 		}
