@@ -340,8 +340,11 @@ func validateRule(r *Rule, checked map[string]*syntax.Regexp) (problem string) {
 // With record, a regex parsed here is added to checked (Parse; Compile
 // only reads it, so that a Config can be compiled concurrently).
 func validateRuleTree(r *Rule, allowlists bool, checked map[string]*syntax.Regexp, record bool) (tree *syntax.Regexp, problem string) {
-	parse := func(what, expr string) (*syntax.Regexp, string) {
+	parse := func(what, expr string, wantTree bool) (*syntax.Regexp, string) {
 		if re, ok := checked[expr]; ok {
+			if !wantTree {
+				return nil, ""
+			}
 			return cloneRegexp(re), ""
 		}
 		re, p := parseBoundedRegex(what, expr)
@@ -360,7 +363,7 @@ func validateRuleTree(r *Rule, allowlists bool, checked map[string]*syntax.Regex
 		return nil, fmt.Sprintf("secretGroup %d is negative", r.SecretGroup)
 	}
 	if r.Regex != "" {
-		re, p := parse("regex", r.Regex)
+		re, p := parse("regex", r.Regex, true)
 		if p != "" {
 			return nil, p
 		}
@@ -373,7 +376,7 @@ func validateRuleTree(r *Rule, allowlists bool, checked map[string]*syntax.Regex
 		tree = re
 	}
 	if r.Path != "" {
-		if _, p := parse("path regex", r.Path); p != "" {
+		if _, p := parse("path regex", r.Path, false); p != "" {
 			return nil, p
 		}
 	}
