@@ -16,6 +16,7 @@ type Detector struct {
 	global    []*allowlist // global allowlists (targeted ones live on their rules)
 	pathRules []int        // rules whose path regex or allowlists can exclude a file
 	pathOnly  []int        // reported rules with a path and no regex (see ScanPath)
+	ungated   bool         // a reported rule with a regex and no keywords: it runs on every text
 	keywords  *keywordDFA  // every keyword and anchor literal, plus the rare-rune sentinels
 	npatterns int          // patterns in keywords
 	rareFrom  int          // pattern ids >= rareFrom are rare-rune sentinels
@@ -293,6 +294,9 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 		}
 		if r.PathOnly && !r.skipReport && r.path != nil {
 			d.pathOnly = append(d.pathOnly, i)
+		}
+		if !r.PathOnly && !r.skipReport && r.gate == nil {
+			d.ungated = true
 		}
 	}
 	for i, cr := range cfg.Rules {

@@ -23,12 +23,16 @@ func (s *Scratch) MayFind(path string, data []byte) bool {
 		return false
 	}
 	slow := s.prefilter(data)
-	for _, r := range d.rules {
-		if r.PathOnly || r.skipReport || !s.active[r.index] {
-			continue
-		}
-		if s.gateOpen(r, data, slow) {
-			return true
+	// With no keyword in data, as ASCII (not slow), every keyword gate is
+	// closed: only a rule without keywords could run.
+	if slow || len(s.hits) > 0 || d.ungated {
+		for _, r := range d.rules {
+			if r.PathOnly || r.skipReport || !s.active[r.index] {
+				continue
+			}
+			if s.gateOpen(r, data, slow) {
+				return true
+			}
 		}
 	}
 	if d.decodeDepth > 0 && len(d.enc.findCandidates(data, 0, len(data), nil)) > 0 {

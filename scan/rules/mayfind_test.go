@@ -66,3 +66,43 @@ path = '''\.pem$'''
 		}
 	}
 }
+
+// TestMayFindWithARuleWithoutKeywords: a rule without keywords runs on
+// every text, so MayFind is true on text holding no keyword at all; and
+// false again once that rule is only a required part, never reported.
+func TestMayFindWithARuleWithoutKeywords(t *testing.T) {
+	for _, c := range []struct {
+		extra string
+		may   bool
+	}{
+		{"", true},
+		{"skipReport = true\n", false},
+	} {
+		cfg, err := Parse([]byte(`
+[[rules]]
+id = "tok"
+regex = '''tok_[0-9a-f]{16}'''
+keywords = ["tok_"]
+[[rules]]
+id = "digits"
+regex = '''\b[0-9]{12}\b'''
+`+c.extra), "t.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Compile(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := d.NewScratch()
+		text := []byte("id = 123456789012\n")
+		if got := s.MayFind("a.txt", text); got != c.may {
+			t.Errorf("%q: MayFind = %v, want %v", c.extra, got, c.may)
+		}
+		found := 0
+		d.Scan(s, "a.txt", text, func(Match) { found++ })
+		if found > 0 != c.may {
+			t.Errorf("%q: Scan found %d", c.extra, found)
+		}
+	}
+}
