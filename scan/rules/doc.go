@@ -400,7 +400,10 @@
 // package that scans stay fast.
 //
 // Compile parses and analyzes every regex once (parsing finds every
-// regex the standard library would refuse: parseRegex); everything else
+// regex the standard library would refuse: parseRegex); a Config that
+// Parse read carries the trees it checked, which Compile clones rather
+// than parsing them again (gitleaks' config: 37–40 → 27–30 ms on a fresh
+// heap, where Parse takes 16–19 ms: BenchmarkParse); everything else
 // (the standard library's compilation, the reference, window forms,
 // go-re2 forms, match cores) is compiled by a rule when it first needs it
 // (engine.go), and compiled from regexText, a writer that states every
