@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spindle-go/spindle/internal/reportdiff"
 )
 
 // The files in testdata/gitleaks are what gitleaks v8.30.1 printed and wrote
@@ -85,78 +87,6 @@ func runIn(t *testing.T, bin, dir string, args ...string) result {
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
-// sameDoc checks that got is want but for the order of the items that
-// items finds in both: equal item sets, byte for byte, and equal text
-// around them.
-func sameDoc(t *testing.T, what string, got, want []byte, items func([]byte) []string) {
-	t.Helper()
-	skeleton := func(doc []byte) (string, []string) {
-		its := items(doc)
-		s := string(doc)
-		for _, it := range its {
-			s = strings.Replace(s, it, "\x00", 1)
-		}
-		slices.Sort(its)
-		return s, its
-	}
-	gs, gi := skeleton(got)
-	ws, wi := skeleton(want)
-	if len(wi) == 0 {
-		t.Fatalf("%s: gitleaks' report holds no findings: the test is wrong", what)
-	}
-	if !slices.Equal(gi, wi) {
-		t.Errorf("%s: findings differ from gitleaks':\n got %q\nwant %q", what, gi, wi)
-	}
-	if gs != ws {
-		t.Errorf("%s: the report around the findings differs from gitleaks':\n got %q\nwant %q", what, gs, ws)
-	}
-}
-
-// reportItems finds the findings of a report in each format, as written.
-var reportItems = map[string]func([]byte) []string{
-	"json": func(doc []byte) []string {
-		var raw []json.RawMessage
-		json.Unmarshal(doc, &raw)
-		var out []string
-		for _, r := range raw {
-			out = append(out, string(r))
-		}
-		return out
-	},
-	"sarif": func(doc []byte) []string {
-		var log struct {
-			Runs []struct {
-				Results []json.RawMessage `json:"results"`
-			} `json:"runs"`
-		}
-		json.Unmarshal(doc, &log)
-		var out []string
-		for _, run := range log.Runs {
-			for _, r := range run.Results {
-				out = append(out, string(r))
-			}
-		}
-		return out
-	},
-	"junit": func(doc []byte) []string {
-		var out []string
-		for _, m := range regexp.MustCompile(`(?s)\n\t\t<testcase .*?</testcase>`).FindAll(doc, -1) {
-			out = append(out, string(m))
-		}
-		return out
-	},
-	"csv": func(doc []byte) []string {
-		lines := strings.SplitAfter(string(doc), "\n")
-		if len(lines) < 2 {
-			return nil
-		}
-		return lines[1 : len(lines)-1]
-	},
-	"verbose": func(doc []byte) []string {
-		return slices.DeleteFunc(strings.SplitAfter(string(doc), "\n\n"), func(s string) bool { return s == "" })
-	},
-}
-
 // asSpindle rewrites what gitleaks writes about itself (its name, version
 // and address in SARIF, its name as JUnit's suite) as spindle writes it.
 func asSpindle(format string, doc []byte, version string) []byte {
@@ -226,14 +156,14 @@ func TestDropInReportsAreGitleaksReports(t *testing.T) {
 				}
 				want := maskColumns(format, asSpindle(format, recorded(t, mode+"."+format), version))
 				got = maskColumns(format, got)
-				sameDoc(t, "recorded", got, want, reportItems[format])
+				reportdiff.SameUpToOrder(t, "recorded", got, want, reportdiff.Items[format])
 				if format == "csv" {
 					if _, err := csv.NewReader(bytes.NewReader(got)).ReadAll(); err != nil {
 						t.Errorf("not CSV: %v", err)
 					}
 				}
 				if gl != "" {
-					sameDoc(t, "live", got, maskColumns(format, asSpindle(format, report(gl), version)), reportItems[format])
+					reportdiff.SameUpToOrder(t, "live", got, maskColumns(format, asSpindle(format, report(gl), version)), reportdiff.Items[format])
 				}
 			})
 		}
@@ -243,13 +173,13 @@ func TestDropInReportsAreGitleaksReports(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("exit %d\n%s", r.code, r.stderr)
 			}
-			sameDoc(t, "recorded", []byte(r.stdout), recorded(t, mode+".verbose"), reportItems["verbose"])
+			reportdiff.SameUpToOrder(t, "recorded", []byte(r.stdout), recorded(t, mode+".verbose"), reportdiff.Items["verbose"])
 			if want := logLines(string(recorded(t, mode+".stderr"))); !slices.Equal(logLines(r.stderr), want) {
 				t.Errorf("standard error:\n%s\nwant gitleaks' lines %q", r.stderr, want)
 			}
 			if gl != "" {
 				live := runIn(t, gl, dir, args...)
-				sameDoc(t, "live", []byte(r.stdout), []byte(live.stdout), reportItems["verbose"])
+				reportdiff.SameUpToOrder(t, "live", []byte(r.stdout), []byte(live.stdout), reportdiff.Items["verbose"])
 				if got, want := logLines(r.stderr), logLines(live.stderr); !slices.Equal(got, want) {
 					t.Errorf("standard error %q, gitleaks' %q", got, want)
 				}

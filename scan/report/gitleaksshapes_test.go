@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spindle-go/spindle/internal/reportdiff"
 )
 
 // The shapes-* files in testdata/gitleaks are what gitleaks v8.30.1 wrote
@@ -47,60 +49,6 @@ func shapesFile(t *testing.T, name string) []byte {
 	return data
 }
 
-// sameUpToOrder checks that got and want are the same document but for
-// the order of the items items() finds in them: the items are equal as
-// sets, byte for byte, and so is everything around them.
-func sameUpToOrder(t *testing.T, got, want []byte, items func([]byte) []string) {
-	t.Helper()
-	skeleton := func(doc []byte) (string, []string) {
-		its := items(doc)
-		s := string(doc)
-		for _, it := range its {
-			s = strings.Replace(s, it, "\x00", 1)
-		}
-		slices.Sort(its)
-		return s, its
-	}
-	gs, gi := skeleton(got)
-	ws, wi := skeleton(want)
-	if len(wi) == 0 {
-		t.Fatal("the recorded report holds no findings: the test is wrong")
-	}
-	if !slices.Equal(gi, wi) {
-		t.Errorf("findings differ from gitleaks':\n got %q\nwant %q", gi, wi)
-	}
-	if gs != ws {
-		t.Errorf("the report around the findings differs from gitleaks':\n got %q\nwant %q", gs, ws)
-	}
-}
-
-// sarifResults are the raw results of a SARIF log, as written.
-func sarifResults(doc []byte) []string {
-	var log struct {
-		Runs []struct {
-			Results []json.RawMessage `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(doc, &log); err != nil || len(log.Runs) != 1 {
-		return nil
-	}
-	var out []string
-	for _, r := range log.Runs[0].Results {
-		out = append(out, string(r))
-	}
-	return out
-}
-
-var junitCase = regexp.MustCompile(`(?s)\n\t\t<testcase .*?</testcase>`)
-
-func junitCases(doc []byte) []string {
-	var out []string
-	for _, m := range junitCase.FindAll(doc, -1) {
-		out = append(out, string(m))
-	}
-	return out
-}
-
 func TestGitleaksSARIFAndJUnitReproduceGitleaksReports(t *testing.T) {
 	rules := shapesRules(t)
 	for _, mode := range []string{"dir", "git"} {
@@ -109,22 +57,18 @@ func TestGitleaksSARIFAndJUnitReproduceGitleaksReports(t *testing.T) {
 		t.Run(mode+"/sarif", func(t *testing.T) {
 			want := strings.Replace(string(shapesFile(t, "shapes-"+mode+".sarif")), "https://github.com/gitleaks/gitleaks", sarifInfoURI, 1)
 			got := render(t, FormatGitleaksSARIF, opts, findings)
-			sameUpToOrder(t, []byte(got), []byte(want), sarifResults)
+			reportdiff.SameUpToOrder(t, mode+"/sarif", []byte(got), []byte(want), reportdiff.Items["sarif"])
 		})
 		t.Run(mode+"/junit", func(t *testing.T) {
 			got := render(t, FormatGitleaksJUnit, opts, findings)
-			sameUpToOrder(t, []byte(got), shapesFile(t, "shapes-"+mode+".junit"), junitCases)
+			reportdiff.SameUpToOrder(t, mode+"/junit", []byte(got), shapesFile(t, "shapes-"+mode+".junit"), reportdiff.Items["junit"])
 			if err := xml.Unmarshal([]byte(got), new(struct{})); err != nil {
 				t.Errorf("not XML: %v", err)
 			}
 		})
 		t.Run(mode+"/csv", func(t *testing.T) {
 			got := render(t, FormatGitleaksCSV, opts, findings)
-			rows := func(doc []byte) []string {
-				lines := strings.SplitAfter(string(doc), "\n")
-				return lines[1 : len(lines)-1] // the header stays in place
-			}
-			sameUpToOrder(t, []byte(got), shapesFile(t, "shapes-"+mode+".csv"), rows)
+			reportdiff.SameUpToOrder(t, mode+"/csv", []byte(got), shapesFile(t, "shapes-"+mode+".csv"), reportdiff.Items["csv"])
 		})
 		t.Run(mode+"/json", func(t *testing.T) {
 			sameElements(t, []byte(render(t, FormatGitleaks, opts, findings)), shapesFile(t, "shapes-"+mode+".json"))
