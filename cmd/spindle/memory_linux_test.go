@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,9 +67,11 @@ func TestLargeFileScanPeakMemory(t *testing.T) {
 	}
 }
 
-// TestInterruptExits130WithAClosedReport sends SIGINT during a scan: the
-// command must stop, say so, exit 130, and leave a report that parses.
-func TestInterruptExits130WithAClosedReport(t *testing.T) {
+// TestInterruptExits130WithoutAReport sends SIGINT during a scan of a
+// 1 GiB file: the command must stop, say so, exit 130, and write no report
+// file (a report is renamed into place only when its scan completes; the
+// previous one staying is TestAnInterruptedScanLeavesThePreviousReport's).
+func TestInterruptExits130WithoutAReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and scans a 1 GiB file")
 	}
@@ -91,11 +95,9 @@ func TestInterruptExits130WithAClosedReport(t *testing.T) {
 	if exit.ExitCode() != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("exit %d, stderr %q; want %d and a message", exit.ExitCode(), stderr.String(), exitInterrupted)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "out.json"))
-	if err != nil {
-		t.Fatal(err)
+	if data, err := os.ReadFile(filepath.Join(dir, "out.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an interrupted scan left a report (%v): %.200q", err, data)
 	}
-	parseJSON(t, string(data)) // fails the test if the array was not closed
 }
 
 // TestHistoryHostileInputsPeakMemory: spindle git on a history made to

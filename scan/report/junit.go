@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // junitFormat writes JUnit XML, the test report CI systems (Jenkins,
@@ -189,34 +188,7 @@ func xmlText(w *bufio.Writer, s string, inAttr bool) {
 // tab, newline and carriage return; U+FFFE, U+FFFF; bytes that are not
 // UTF-8) with Go escapes.
 func xmlSafe(s string) string {
-	ok := func(r rune) bool {
+	return escapeUnsafe(s, func(r rune) bool {
 		return r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r != 0xFFFE && r != 0xFFFF)
-	}
-	clean := true
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || !ok(r) {
-			clean = false
-			break
-		}
-		i += size
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\x` + string(hexDigits[s[i]>>4]) + string(hexDigits[s[i]&0xF]))
-		case ok(r):
-			b.WriteString(s[i : i+size])
-		default:
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += size
-	}
-	return b.String()
+	})
 }

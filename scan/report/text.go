@@ -2,7 +2,6 @@ package report
 
 import (
 	"bufio"
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -176,13 +175,21 @@ func pad(bw *bufio.Writer, n int) {
 // mislead a reader escaped: control characters, bidirectional formatting
 // characters, and bytes that are not UTF-8. Printable text, including
 // non-ASCII letters, is left alone.
-func escapeText(s string) string {
-	clean := utf8.ValidString(s)
-	for _, r := range s {
-		if !clean || !textSafe(r) {
+func escapeText(s string) string { return escapeUnsafe(s, textSafe) }
+
+// escapeUnsafe returns s with every rune that safe refuses written as its
+// Go escape ('\n', '\x1b', '\u202e', without the quotes) and every byte
+// that is not UTF-8 as \xXX; s itself when nothing needs escaping. The
+// console, text and JUnit writers differ only in what they call safe.
+func escapeUnsafe(s string, safe func(rune) bool) string {
+	clean := true
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || !safe(r) {
 			clean = false
 			break
 		}
+		i += size
 	}
 	if clean {
 		return s
@@ -192,12 +199,10 @@ func escapeText(s string) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case textSafe(r):
+			b.WriteString(`\x` + string(hexDigits[s[i]>>4]) + string(hexDigits[s[i]&0xF]))
+		case safe(r):
 			b.WriteString(s[i : i+size])
 		default:
-			// QuoteRune gives the Go escape ('\n', '\x1b', '\u202e');
-			// the quotes are dropped.
 			q := strconv.QuoteRuneToASCII(r)
 			b.WriteString(q[1 : len(q)-1])
 		}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // NewFindingPrinter returns a Writer that prints each finding as it
@@ -112,25 +111,7 @@ func (p *findingPrinter) Close() error { return p.state.close(func() error { ret
 // consoleSafe shows the control characters of s other than tab and line
 // feed as Go escapes, and bytes that are not UTF-8 as \xXX.
 func consoleSafe(s string) string {
-	unsafe := func(r rune) bool {
-		return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0
-	}
-	if utf8.ValidString(s) && !strings.ContainsFunc(s, unsafe) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafe(r):
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
+	return escapeUnsafe(s, func(r rune) bool {
+		return !(r < 0x20 && r != '\t' && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0)
+	})
 }
