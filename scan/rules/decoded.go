@@ -71,6 +71,21 @@ import (
 // otherwise a rule's finding at one place with one secret is reported
 // once, at the lowest depth.
 //
+// Spanning matches. A few rules match across lines without a bound (a
+// private key's `[\s\S-]{64,}?`, a Kubernetes secret's YAML, a curl
+// command's continuation lines: rule.spans), so a match can overlap a
+// decoded segment from further away than any window reaches: an armored
+// PGP key whose user-ID line happens to be base64 of printable text is
+// one match from its BEGIN line to its END line at depth 1 as at depth 0,
+// and gitleaks reports it at both. With Settings.GitleaksDecoding, a
+// depth where such a rule's keyword occurs (in data, or in text decoded
+// at that depth or above) is therefore one region, the whole text: the
+// spanning rules run over all of it and the others in their windows. The
+// cost is a keyword pass and the spanning rules' windows over the whole
+// buffer, on buffers that both hold such a keyword and decode. Spindle's
+// own decoding keeps to windows: there a whole key found again because
+// one of its lines decodes is the same finding with a line garbled.
+//
 // Generic findings. gitleaks drops a generic rule's finding when a
 // specific rule's finding on the same line holds its secret, over the
 // findings of every depth together and with the lines of the original
@@ -148,7 +163,7 @@ func (d *Detector) scanDecoded(s *Scratch, path string, data []byte) []found {
 	}
 	st := s.dec
 	st.data, st.out = data, st.out[:0]
-	d.decodePass(s, path, 1, data, nil)
+	d.decodePass(s, path, 1, data, nil, false)
 	st.data = nil
 	if len(st.out) == 0 {
 		return nil
@@ -275,7 +290,11 @@ func decodeDepthOf(tags []string) int {
 // above could not decode, now one candidate shorter), and one that is not
 // new did not decode above and does not now. A candidate takes the kinds
 // of the decoded ranges it overlaps, or touches, as in gitleaks.
-func (d *Detector) decodePass(s *Scratch, path string, j int, text []byte, focus []segment) {
+//
+// whole says that the depth above was scanned whole for the rules whose
+// matches span lines (see Spanning matches above); this depth is then
+// too, and so is any depth whose decoded text holds such a rule's keyword.
+func (d *Detector) decodePass(s *Scratch, path string, j int, text []byte, focus []segment, whole bool) {
 	L := s.level(j)
 	L.cands = d.enc.findCandidates(text, 0, len(text), L.cands[:0])
 	L.dec = L.dec[:0]
@@ -303,6 +322,23 @@ func (d *Detector) decodePass(s *Scratch, path string, j int, text []byte, focus
 		c.dlo, c.dhi = n, len(L.dec) // in the arena until the region is built
 		segs = append(segs, c)
 	}
+	if len(segs) == 0 {
+		return
+	}
+	if d.spanning != nil && !whole {
+		// At depth 1, s.count holds the keyword hits in data itself (Scan
+		// ran collect over it); deeper, the text above was data's with
+		// decoded text in it, whose keywords were looked for in turn.
+		whole = j == 1 && s.spanningGateOpen()
+		if !whole {
+			L.scratch.prefilter(L.dec)
+			whole = L.scratch.spanningGateOpen()
+		}
+	}
+	if whole {
+		d.scanRegion(s, path, j, text, segs, 0, len(text), true)
+		return
+	}
 	// Regions: whole lines (see Regions above), each line searched for its
 	// ends once.
 	for a, end := 0, 0; a < len(segs); {
@@ -317,7 +353,7 @@ func (d *Detector) decodePass(s *Scratch, path string, j int, text []byte, focus
 				hi = lineEnd(text, x)
 			}
 		}
-		d.scanRegion(s, path, j, text, segs[a:b], lo, hi)
+		d.scanRegion(s, path, j, text, segs[a:b], lo, hi, false)
 		a, end = b, hi
 	}
 }
@@ -364,10 +400,31 @@ func codePointBefore(text []byte, i int) bool {
 	return i >= 6 && text[i-6] == 'U' && text[i-5] == '+' && isHex4(text[i-4:i])
 }
 
+// spanningGateOpen reports whether a rule whose matches span lines may
+// run on the buffer s.prefilter last searched.
+func (s *Scratch) spanningGateOpen() bool {
+	for i, r := range s.d.rules {
+		if !s.d.spanning[i] {
+			continue
+		}
+		if r.gate == nil {
+			return true
+		}
+		for _, p := range r.gate {
+			if s.count[p] > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // scanRegion builds the region text[rlo:rhi] of segs (consecutive decoded
 // segments of text) at depth j, scans its windows, and decodes on inside
-// it.
-func (d *Detector) scanRegion(s *Scratch, path string, j int, text []byte, segs []segment, rlo, rhi int) {
+// it. whole says that the region is the whole text and that the rules
+// whose matches span lines are run over all of it, the others in the
+// windows.
+func (d *Detector) scanRegion(s *Scratch, path string, j int, text []byte, segs []segment, rlo, rhi int, whole bool) {
 	L := s.level(j)
 	L.rlo = rlo
 	L.text = L.text[:0]
@@ -386,32 +443,42 @@ func (d *Detector) scanRegion(s *Scratch, path string, j int, text []byte, segs 
 	}
 	L.text = append(L.text, text[at:rhi]...)
 	L.segs = segs
+	if whole {
+		L.scratch.only = d.windowed
+	}
 	for a := 0; a < len(segs); {
 		b := a + 1
 		for b < len(segs) && segs[b].lo-segs[b-1].hi <= 2*decodeContext {
 			b++
 		}
-		d.scanWindow(s, path, j, segs[a:b])
+		wlo := max(0, segs[a].dlo-decodeContext)
+		whi := min(len(L.text), segs[b-1].dhi+decodeContext)
+		d.keepDecoded(s, j, segs[a:b], wlo, d.collect(L.scratch, path, L.text[wlo:whi]))
 		a = b
+	}
+	if whole {
+		L.scratch.only = d.spanning
+		d.keepDecoded(s, j, segs, 0, d.collect(L.scratch, path, L.text))
+		L.scratch.only = nil
 	}
 	if j < d.decodeDepth {
 		// The region text is L.text; the next level overwrites only its
 		// own level's state.
-		d.decodePass(s, path, j+1, L.text, segs)
+		d.decodePass(s, path, j+1, L.text, segs, whole)
 	}
 }
 
-// scanWindow runs the rules over segs (consecutive segments of the
-// region at depth j, closer than 2*decodeContext to each other) with
-// decodeContext bytes of the region's text on either side, and reports
-// the findings that overlap one of them. The windows of a region are
-// disjoint: the segments of the next lie further away.
-func (d *Detector) scanWindow(s *Scratch, path string, j int, segs []segment) {
-	L := s.level(j)
-	wlo := max(0, segs[0].dlo-decodeContext)
-	whi := min(len(L.text), segs[len(segs)-1].dhi+decodeContext)
+// keepDecoded reports the findings fs of the rules in the region text of
+// depth j from offset wlo on that overlap one of segs. The rules run over
+// windows: segs, consecutive segments of the region closer than
+// 2*decodeContext to each other, with decodeContext bytes of the region's
+// text on either side. The windows of a region are disjoint: the segments
+// of the next lie further away. The rules whose matches span lines run
+// over the whole text instead when the level is scanned whole (wlo is
+// then 0 and segs all the level's segments).
+func (d *Detector) keepDecoded(s *Scratch, j int, segs []segment, wlo int, fs []found) {
 	data := s.dec.data
-	for _, f := range d.collect(L.scratch, path, L.text[wlo:whi]) {
+	for _, f := range fs {
 		if f.rawStart < 0 {
 			continue
 		}

@@ -26,6 +26,10 @@ type Detector struct {
 	decodeDepth     int       // Settings.MaxDecodeDepth, resolved; 0: off
 	enc             encodings // what is decoded (Settings.GitleaksDecoding)
 	gitleaksDec     bool      // Settings.GitleaksDecoding
+	// With gitleaks' decoding, the rules whose matches can span lines
+	// further than a decoded window reaches (rule.spans), and the others,
+	// as Scratch.only masks; nil when no rule spans (see decoded.go).
+	spanning, windowed []bool
 	ignoreAllow     bool      // Settings.IgnoreInlineAllow
 	skipImplausible bool      // Settings.SkipImplausible
 
@@ -148,6 +152,10 @@ type rule struct {
 	run    *byteRun    // every match holds this run; nil if none worth checking (runs.go)
 	prefix *lazyPrefix // the regex is X{0,n}? C, and C finds its matches (prefix.go); nil if not
 	maxLen int         // longest match in bytes; -1 if unbounded
+	// spans says that a match can run across lines further than decoded
+	// text's windows reach (decodeContext): decoding with gitleaks'
+	// semantics scans whole texts for it (see Repeats in decoded.go).
+	spans bool
 }
 
 // ruleRank orders rules for gitleaks' last filter, which drops a finding
@@ -298,6 +306,15 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 		if !r.PathOnly && !r.skipReport && r.gate == nil {
 			d.ungated = true
 		}
+		if r.spans && d.gitleaksDec && d.decodeDepth > 0 {
+			if d.spanning == nil {
+				d.spanning, d.windowed = make([]bool, len(d.rules)), make([]bool, len(d.rules))
+			}
+			d.spanning[i] = true
+		}
+	}
+	for i := range d.windowed {
+		d.windowed[i] = !d.spanning[i]
 	}
 	for i, cr := range cfg.Rules {
 		for _, req := range cr.Required {
@@ -367,6 +384,7 @@ func (r *rule) compileContent(cr Rule, tree *syntax.Regexp, pattern func(string)
 	// rule scans the whole buffer.
 	an := newAnalyzer()
 	r.maxLen = shapeOf(tree, false).maxLen
+	r.spans = spansLines(tree, decodeContext)
 	if gated {
 		if a, ok := an.keywordAnchoring(tree, containsKeyword(folded)); ok {
 			a.set = folded

@@ -412,9 +412,11 @@ func wholeTextDecoded(d *Detector, data []byte) []decodedKey {
 	return out
 }
 
-// wholeTextRules are rules whose matches are short (so that what decides
-// one lies within decodeContext of it, as Scan's windows assume) and that
-// find what the encoders of TestDecodingEqualsWholeText hide.
+// wholeTextRules are rules that find what the encoders of
+// TestDecodingEqualsWholeText hide: two whose matches are short (what
+// decides one lies within decodeContext of it, as Scan's windows assume)
+// and gitleaks' private-key, whose matches span lines without a bound
+// (Scan runs it over the whole text where its keyword occurs).
 const wholeTextRules = `
 [[rules]]
 id = "aws-access-token"
@@ -427,6 +429,12 @@ id = "hash-param"
 description = "A hash= parameter"
 regex = '''(?i)[a-z0-9_-]{0,20}hash=([A-Za-z0-9_=-]{16,64})(?:[\s"&;]|$)'''
 keywords = ["hash="]
+
+[[rules]]
+id = "private-key"
+description = "Private Key"
+regex = '''(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S-]{64,}?KEY(?: BLOCK)?-----'''
+keywords = ["-----begin"]
 `
 
 func wholeTextDetector(t testing.TB) *Detector {
@@ -544,6 +552,34 @@ func nestedText(rng *rand.Rand) string {
 	body := text(rng.IntN(4))
 	if rng.IntN(2) == 0 {
 		body = encs[rng.IntN(len(encs))](body)
+	}
+	if rng.IntN(3) == 0 {
+		// An armored key around the body, kilobytes long, some of whose
+		// lines are base64 of text: a private-key match reaches from its
+		// BEGIN line to its END line across them, further than a window.
+		var b strings.Builder
+		b.WriteString("-----BEGIN " + []string{"RSA", "PGP", "OPENSSH"}[rng.IntN(3)] + " PRIVATE KEY BLOCK-----\n")
+		line := func() {
+			if rng.IntN(4) == 0 {
+				b.WriteString(b64s(text(0)))
+			} else {
+				raw := make([]byte, 48)
+				for i := range raw {
+					raw[i] = byte(rng.IntN(256))
+				}
+				b.WriteString(base64.StdEncoding.EncodeToString(raw))
+			}
+			b.WriteByte('\n')
+		}
+		for range rng.IntN(40) {
+			line()
+		}
+		b.WriteString(body + "\n")
+		for range rng.IntN(40) {
+			line()
+		}
+		b.WriteString("-----END PRIVATE KEY BLOCK-----\n")
+		body = b.String()
 	}
 	return []string{"", "prefix ", "u=%3D", "x: "}[rng.IntN(4)] + body + []string{"", "\n", " %3D\n"}[rng.IntN(3)]
 }

@@ -183,6 +183,27 @@ func shapeOf(re *syntax.Regexp, fast bool) shape {
 	return shape{} // empty-width operators, EmptyMatch, NoMatch
 }
 
+// spansLines reports whether a match of re can run across lines for more
+// than limit bytes: re repeats, without bound or past limit bytes, a
+// piece that can match a newline (a private key's `[\s\S-]{64,}?`). A
+// match of any other regex that is longer than limit is one long line.
+func spansLines(re *syntax.Regexp, limit int) bool {
+	switch re.Op {
+	case syntax.OpStar, syntax.OpPlus, syntax.OpRepeat:
+		if t := shapeOf(re.Sub[0], false); t.newline {
+			if re.Op != syntax.OpRepeat || re.Max < 0 || t.maxLen < 0 || t.maxLen*re.Max > limit {
+				return true
+			}
+		}
+	}
+	for _, sub := range re.Sub {
+		if spansLines(sub, limit) {
+			return true
+		}
+	}
+	return false
+}
+
 // rightReach bounds how far a match of re extends right of its start.
 // leftReach bounds how far it extends left of its end; it is computed by
 // the same rules with concatenations read backwards.
