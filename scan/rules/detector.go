@@ -23,15 +23,15 @@ type Detector struct {
 	nonASCII  bool         // some keyword has a non-ASCII byte (see Scan)
 	maxWindow int
 
-	decodeDepth     int       // Settings.MaxDecodeDepth, resolved; 0: off
-	enc             encodings // what is decoded (Settings.GitleaksDecoding)
-	gitleaksDec     bool      // Settings.GitleaksDecoding
+	decodeDepth int       // Settings.MaxDecodeDepth, resolved; 0: off
+	enc         encodings // what is decoded (Settings.GitleaksDecoding)
+	gitleaksDec bool      // Settings.GitleaksDecoding
 	// With gitleaks' decoding, the rules whose matches can span lines
 	// further than a decoded window reaches (rule.spans), and the others,
 	// as Scratch.only masks; nil when no rule spans (see decoded.go).
 	spanning, windowed []bool
-	ignoreAllow     bool      // Settings.IgnoreInlineAllow
-	skipImplausible bool      // Settings.SkipImplausible
+	ignoreAllow        bool // Settings.IgnoreInlineAllow
+	skipImplausible    bool // Settings.SkipImplausible
 
 	// examples is the detector CheckExamples runs examples with, for cfg
 	// (see exampleDetector).
