@@ -104,6 +104,13 @@
 // The cost is 2W bytes scanned twice per chunk of a multi-chunk object
 // (for gitleaks' rules W is 16 KiB: 12% of a 256 KiB chunk).
 //
+// What chunks cannot give is a line longer than a chunk: the inline allow
+// and allowlists with regexTarget = "line" look at a match's whole line,
+// and a chunk holds W bytes of it on either side. An object whose content
+// is in memory (Object.Data: a history's added lines) is therefore
+// scanned as one buffer, which is how gitleaks scans a fragment; a file
+// read from disk or a stream is chunked, as gitleaks chunks it too.
+//
 // Line numbers are carried the same way: each chunk knows the line and
 // column of its first byte, and places its findings by counting newlines
 // (bytes.Count) forward from there, once per chunk, in match order.

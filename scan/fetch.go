@@ -38,15 +38,28 @@ func (e *engine) fetch(w *worker, o *object) {
 		e.drop(w, o)
 		return
 	}
-	var c *chunk
-	if _, known := e.geo.plan(o.size, o.st.off); !known {
-		c = e.pool.get() // more chunks follow: this one can go to a Scan task
-	}
-	if c == nil {
-		c = ws.own
-	}
 	first := o.st.off == 0
-	last, n, err := e.geo.next(c, &o.st, o.f, o.size)
+	var (
+		c    *chunk
+		last bool
+		n    int
+		err  error
+	)
+	if o.data != nil && !o.decoded {
+		// Content in memory is one chunk, whatever its length.
+		n = len(o.data)
+		c = &chunk{buf: o.data, n: n, lo: -1, hi: n, line: o.st.line, col: o.st.col}
+		last = true
+		o.st.off = int64(n)
+	} else {
+		if _, known := e.geo.plan(o.size, o.st.off); !known {
+			c = e.pool.get() // more chunks follow: this one can go to a Scan task
+		}
+		if c == nil {
+			c = ws.own
+		}
+		last, n, err = e.geo.next(c, &o.st, o.f, o.size)
+	}
 	ws.c.bytesRead += int64(n)
 	if err != nil {
 		e.warn(o.name, "read", err)
@@ -150,6 +163,11 @@ func (e *engine) openOther(w *worker, o *object) bool {
 	if e.s.MaxFileSize > 0 && o.size > e.s.MaxFileSize {
 		w.Scratch.c.skipped[skipSize]++
 		return false
+	}
+	if o.data != nil {
+		r := bytes.NewReader(o.data) // for an archive walk, or a decoder
+		o.f, o.ra = io.NopCloser(r), r
+		return true
 	}
 	var (
 		rc  io.ReadCloser

@@ -59,6 +59,8 @@ type object struct {
 	// fragment is Object.Fragment: path-only rules fire even on an empty
 	// content.
 	fragment bool
+	// data is Object.Data: the content, scanned as one chunk.
+	data []byte
 }
 
 // carryPool recycles the carry buffers of objects longer than one chunk.

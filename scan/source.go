@@ -44,8 +44,16 @@ type Object struct {
 	// Open returns the content. It is called once, by the object's first
 	// Fetch task, and the content is closed after the last chunk is read.
 	// If it also implements io.ReaderAt, an archive in it is read in
-	// place; otherwise the archive is read as a stream.
+	// place; otherwise the archive is read as a stream. Not called when
+	// Data is set.
 	Open func() (io.ReadCloser, error)
+	// Data, if not nil, is the whole content, already in memory (Size and
+	// Open are then ignored). It is scanned as one buffer, not in chunks:
+	// a line longer than a chunk is then one line to the inline allow and
+	// to allowlists with regexTarget = "line", as it is in gitleaks' scan
+	// of one fragment (a history's added lines are in memory anyway). The
+	// engine does not modify it, and holds it until the object is done.
+	Data []byte
 	// Line is the line number of the content's first byte; 0 means 1. A
 	// fragment of a larger file (the lines a commit added) keeps the
 	// file's numbering this way.
@@ -103,6 +111,9 @@ func (b *Batch) Add(o Object) {
 		obj.size = -1
 	}
 	obj.open = o.Open
+	if o.Data != nil {
+		obj.data, obj.size = o.Data, int64(len(o.Data))
+	}
 	obj.sink = o.Found
 	obj.annotate = o.Annotate
 	obj.expand = o.Expand

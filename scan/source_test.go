@@ -152,6 +152,8 @@ type blobSource struct {
 	names []string
 	hook  func(name string) func(report.Finding)
 	fail  error
+	// inMemory lists each object with its Data rather than an Open.
+	inMemory bool
 }
 
 func (s *blobSource) Enumerate(_ context.Context, b *Batch) (bool, error) {
@@ -174,6 +176,9 @@ func (s *blobSource) Enumerate(_ context.Context, b *Batch) (bool, error) {
 		o := Object{Name: n, Size: int64(len(data)), Open: func() (io.ReadCloser, error) {
 			return io.NopCloser(strings.NewReader(data)), nil
 		}}
+		if s.inMemory {
+			o = Object{Name: n, Data: []byte(data)}
+		}
 		if s.hook != nil {
 			o.Found = s.hook(n)
 		}
@@ -351,5 +356,46 @@ func TestPathRulesOnEmptyContent(t *testing.T) {
 	slices.Sort(names)
 	if want := []string{"fragment-too.cfg", "fragment.cfg"}; !slices.Equal(names, want) {
 		t.Errorf("path rule fired on %v, want %v", names, want)
+	}
+}
+
+// TestDataIsScannedInOneBuffer: an object listed with its Data is given
+// to the detector in one call, however many chunks long, and its findings
+// (lines and columns too) are those of the same content read in chunks.
+func TestDataIsScannedInOneBuffer(t *testing.T) {
+	objs := map[string]string{}
+	for i := range 12 {
+		objs["blob"+itoa(i)] = strings.Repeat("x\n", i*97) + "k=" + secret(i) + strings.Repeat("y", i*301) + " k=" + secret(100+i) + "\n"
+	}
+	objs["empty"] = ""
+	run := func(inMemory bool) ([]key, map[string]int, Stats) {
+		var mu sync.Mutex
+		calls := map[string]int{}
+		det := newFake()
+		det.onScan = func(p string) { mu.Lock(); calls[p]++; mu.Unlock() }
+		found, warns, st, err := collectSource(t, Options{Detector: det, Workers: 2, ChunkSize: 256},
+			func(o Options) (Stats, error) {
+				return ScanSources(context.Background(), o, &blobSource{objs: objs, inMemory: inMemory})
+			})
+		if err != nil || len(warns) > 0 {
+			t.Fatalf("err %v, warnings %v", err, warns)
+		}
+		return found, calls, st
+	}
+	chunked, chunkCalls, _ := run(false)
+	whole, wholeCalls, st := run(true)
+	if len(whole) != 24 || !slices.Equal(whole, chunked) {
+		t.Errorf("in memory: %v\nin chunks: %v", whole, chunked)
+	}
+	for n, data := range objs {
+		if wholeCalls[n] != 1 {
+			t.Errorf("%s (%d bytes): %d detector calls in memory, want 1", n, len(data), wholeCalls[n])
+		}
+	}
+	if chunkCalls["blob11"] < 10 {
+		t.Errorf("blob11 read in chunks took %d calls: the test needs objects longer than a chunk", chunkCalls["blob11"])
+	}
+	if st.Files != 13 || st.Findings != 24 {
+		t.Errorf("stats: %d files, %d findings", st.Files, st.Findings)
 	}
 }

@@ -63,7 +63,9 @@
 //     distinct change is diffed with git's own algorithm (package
 //     linediff: Myers with git's heuristics, its trimming of the common
 //     tail, its indent heuristic for hunk placement), and each hunk's
-//     added lines go to the engine's Fetch and Scan tasks as one fragment.
+//     added lines go to the engine's Fetch and Scan tasks as one fragment,
+//     scanned in one buffer as gitleaks scans it (a megabyte of minified
+//     code on one line is one line to the line allowlists).
 //
 // Most changes cannot hold a finding. Before diffing a change, the part of
 // the new file that any hunk could add lines in (everything but the common

@@ -482,3 +482,23 @@ func TestCommitAllowlists(t *testing.T) {
 		t.Errorf("findings in %v, want only the cherry-pick %s", got, picked)
 	}
 }
+
+// TestALongLineIsOneLine: a commit adds a minified line of a megabyte,
+// several chunks long, that holds "gitleaks:allow" near its start and a
+// token near its end. gitleaks scans the added lines as one fragment, so
+// the allow covers the token (the whole line is its line); so does this
+// scan. The same line without the allow is reported.
+func TestALongLineIsOneLine(t *testing.T) {
+	r := newRepo(t)
+	pad := strings.Repeat("var a=1;", 1<<17) // 1 MiB
+	r.write("allowed.min.js", "/* gitleaks:allow */"+pad+tok(1)+";\n")
+	r.write("plain.min.js", "/* minified */"+pad+tok(2)+";\n")
+	r.commit("minified")
+	found, warns, _, err := scanAll(t, func(ctx context.Context, o scan.Options) (Stats, error) { return Scan(ctx, r.dir, Options{}, o) })
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("err %v, warnings %v", err, warns)
+	}
+	if want := []string{"plain.min.js:1:" + tok(2)}; !slices.Equal(found, want) {
+		t.Errorf("found %v, want %v", found, want)
+	}
+}
