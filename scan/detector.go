@@ -40,6 +40,17 @@ type MayFinder interface {
 	MayFind(scratch any, path string, data []byte) bool
 }
 
+// WholeScanner is implemented by a Detector that can be more exact on an
+// object's whole content than the chunking contract lets Scan be. The
+// engine calls ScanWhole instead of Scan for an object whose content is
+// in memory (Object.Data), which it scans in one buffer. Rules implements
+// it: decoding as gitleaks does, it decodes encoded text of any length
+// there, as gitleaks decodes a fragment of a history, where Scan keeps to
+// a budget that chunks can carry.
+type WholeScanner interface {
+	ScanWhole(scratch any, path string, data []byte, emit func(rules.Match))
+}
+
 // CommitAllower is implemented by a Detector whose allowlists may name
 // commits, which only a history source can check: it asks, for each
 // finding and each commit that makes it, whether an allowlist drops it.
@@ -71,6 +82,10 @@ func (r rulesDetector) ScanPath(s any, path string, emit func(rules.Match)) {
 
 func (r rulesDetector) Scan(s any, path string, data []byte, emit func(rules.Match)) {
 	r.d.Scan(s.(*rules.Scratch), path, data, emit)
+}
+
+func (r rulesDetector) ScanWhole(s any, path string, data []byte, emit func(rules.Match)) {
+	r.d.ScanWhole(s.(*rules.Scratch), path, data, emit)
 }
 
 func (r rulesDetector) MayFind(s any, path string, data []byte) bool {

@@ -97,6 +97,7 @@ func lostData(op string, err error) bool {
 type engine struct {
 	s       settings
 	det     Detector
+	whole   WholeScanner // det's, if it is one
 	exclude *exclusions
 	// rootCount is how many roots a path scan kept after removing
 	// repeats (set by the roots' Enumerate, read after Join).
@@ -139,7 +140,9 @@ type engine struct {
 }
 
 func newEngine(s settings) *engine {
+	whole, _ := s.Detector.(WholeScanner)
 	return &engine{
+		whole:   whole,
 		s:       s,
 		det:     s.Detector,
 		exclude: newExclusions(s.Exclude),

@@ -274,7 +274,11 @@ func (e *engine) scanTask(w *worker, o *object, c *chunk) {
 func (e *engine) scanChunk(ws *workerState, o *object, c *chunk) {
 	data := c.buf[:c.n]
 	ws.matches = ws.matches[:0]
-	if !e.guard(func() { e.det.Scan(ws.scratch, o.name, data, ws.emit) }) || len(ws.matches) == 0 {
+	scan := e.det.Scan
+	if e.whole != nil && o.data != nil && !o.decoded {
+		scan = e.whole.ScanWhole // the chunk is the whole content
+	}
+	if !e.guard(func() { scan(ws.scratch, o.name, data, ws.emit) }) || len(ws.matches) == 0 {
 		ws.matches = ws.matches[:0]
 		return
 	}

@@ -3,6 +3,7 @@ package git
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/base64"
 	"context"
 	"errors"
 	"fmt"
@@ -499,6 +500,38 @@ func TestALongLineIsOneLine(t *testing.T) {
 		t.Fatalf("err %v, warnings %v", err, warns)
 	}
 	if want := []string{"plain.min.js:1:" + tok(2)}; !slices.Equal(found, want) {
+		t.Errorf("found %v, want %v", found, want)
+	}
+}
+
+// TestLongEncodedRunsAreDecoded: decoding as gitleaks does, a commit that
+// adds one line of base64 longer than the decoding budget of a chunked
+// scan (96 KiB) has the token inside it found, as gitleaks finds it: the
+// added lines are in memory and scanned whole.
+func TestLongEncodedRunsAreDecoded(t *testing.T) {
+	cfg, err := rules.Parse([]byte(testRules), "test.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	det, err := rules.CompileWith(cfg, rules.Settings{GitleaksDecoding: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRepo(t)
+	text := strings.Repeat("filler line of text\n", 4000) + "key " + tok(7) + "\n" + strings.Repeat("more filler\n", 2000)
+	line := base64.StdEncoding.EncodeToString([]byte(text))
+	if len(line) < 128<<10 {
+		t.Fatalf("the run is %d bytes: the test needs one longer than the chunked budget", len(line))
+	}
+	r.write("blob.b64", "data: "+line+"\n")
+	r.commit("encoded")
+	var found []string
+	_, err = Scan(context.Background(), r.dir, Options{}, scan.Options{Detector: scan.Rules(det), Workers: 2,
+		OnFinding: func(f report.Finding) { found = append(found, fmt.Sprintf("%s:%d:%s:%v", f.File, f.Line, f.Secret, f.Tags)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"blob.b64:1:" + tok(7) + ":[decoded:base64 decode-depth:1]"}; !slices.Equal(found, want) {
 		t.Errorf("found %v, want %v", found, want)
 	}
 }

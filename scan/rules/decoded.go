@@ -296,7 +296,11 @@ func decodeDepthOf(tags []string) int {
 // too, and so is any depth whose decoded text holds such a rule's keyword.
 func (d *Detector) decodePass(s *Scratch, path string, j int, text []byte, focus []segment, whole bool) {
 	L := s.level(j)
-	L.cands = d.enc.findCandidates(text, 0, len(text), L.cands[:0])
+	en := d.enc
+	if s.whole && d.gitleaksDec {
+		en.maxSegment = max(en.maxSegment, len(text)) // no chunk to fit in (ScanWhole)
+	}
+	L.cands = en.findCandidates(text, 0, len(text), L.cands[:0])
 	L.dec = L.dec[:0]
 	segs := L.cands[:0]
 	next := 0 // the first of focus that does not end before the candidate

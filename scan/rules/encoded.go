@@ -68,7 +68,9 @@ const (
 //     which takes in the long runs met in real histories (an 88 KB base64
 //     line holding a secret gitleaks reports), at the price of a 97 KiB
 //     window: a file larger than one chunk (256 KiB) is scanned with about
-//     1.6 times the bytes (callgrind, BENCHMARKS.md).
+//     1.6 times the bytes (callgrind, BENCHMARKS.md). A buffer that is a
+//     whole object (ScanWhole: a history's added lines) has no bound, as
+//     in gitleaks: there is no next chunk to carry the run to.
 type encodings struct {
 	kinds      encKind
 	maxSegment int

@@ -43,6 +43,9 @@ type Scratch struct {
 	only    []bool // per rule: it runs; nil: every rule runs (see exampleScratch)
 
 	dec *decodeState // decoding's working memory (decoded.go); nil until needed
+	// whole says the buffer is a whole object (ScanWhole): gitleaks'
+	// decoding then has no budget on the length of encoded text.
+	whole bool
 }
 
 type span struct{ lo, hi int }
@@ -142,6 +145,24 @@ func (d *Detector) Scan(s *Scratch, path string, data []byte, emit func(Match)) 
 	if s == nil || s.d != d {
 		s = d.NewScratch()
 	}
+	s.whole = false
+	d.scan(s, path, data, emit)
+}
+
+// ScanWhole is Scan for data that is all of an object, not a chunk of it:
+// with Settings.GitleaksDecoding, encoded text is decoded however long it
+// is, as gitleaks decodes a fragment, where Scan keeps to the budget that
+// chunked scans can carry (MaxWindow). Otherwise it is Scan.
+func (d *Detector) ScanWhole(s *Scratch, path string, data []byte, emit func(Match)) {
+	if s == nil || s.d != d {
+		s = d.NewScratch()
+	}
+	s.whole = true
+	d.scan(s, path, data, emit)
+	s.whole = false
+}
+
+func (d *Detector) scan(s *Scratch, path string, data []byte, emit func(Match)) {
 	raw := d.collect(s, path, data)
 	var dec []found
 	if d.decodeDepth > 0 && len(data) > 0 && !s.skip {
