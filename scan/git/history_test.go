@@ -3,8 +3,8 @@ package git
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -527,7 +527,9 @@ func TestLongEncodedRunsAreDecoded(t *testing.T) {
 	r.commit("encoded")
 	var found []string
 	_, err = Scan(context.Background(), r.dir, Options{}, scan.Options{Detector: scan.Rules(det), Workers: 2,
-		OnFinding: func(f report.Finding) { found = append(found, fmt.Sprintf("%s:%d:%s:%v", f.File, f.Line, f.Secret, f.Tags)) }})
+		OnFinding: func(f report.Finding) {
+			found = append(found, fmt.Sprintf("%s:%d:%s:%v", f.File, f.Line, f.Secret, f.Tags))
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
