@@ -77,14 +77,19 @@ import (
 // decoded segment from further away than any window reaches: an armored
 // PGP key whose user-ID line happens to be base64 of printable text is
 // one match from its BEGIN line to its END line at depth 1 as at depth 0,
-// and gitleaks reports it at both. With Settings.GitleaksDecoding, a
-// depth where such a rule's keyword occurs (in data, or in text decoded
-// at that depth or above) is therefore one region, the whole text: the
-// spanning rules run over all of it and the others in their windows. The
-// cost is a keyword pass and the spanning rules' windows over the whole
-// buffer, on buffers that both hold such a keyword and decode. Spindle's
-// own decoding keeps to windows: there a whole key found again because
-// one of its lines decodes is the same finding with a line garbled.
+// and gitleaks reports it at both. With Settings.GitleaksDecoding, when
+// such a rule's keyword occurs in data, every depth is one region, the
+// whole text: the spanning rules run over all of it and the others in
+// their windows. When the keyword first occurs in text decoded at a
+// deeper level, that level and those below are one region each: the
+// whole of the region above (a key wholly inside encoded text is inside
+// it; one whose BEGIN line is encoded twice and whose END line lies
+// kilobytes away in plain text is where this and gitleaks can differ).
+// The cost is a keyword pass and the spanning rules' windows over the
+// whole buffer, on buffers that both hold such a keyword and decode.
+// Spindle's own decoding keeps to windows: there a whole key found again
+// because one of its lines decodes is the same finding with a line
+// garbled.
 //
 // Generic findings. gitleaks drops a generic rule's finding when a
 // specific rule's finding on the same line holds its secret, over the
