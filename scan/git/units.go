@@ -248,10 +248,19 @@ func (h *history) fragment(u *unit, text []byte, line int, sc *unitScratch, mf s
 		return
 	}
 	h.fragments.Add(1)
-	// In memory, the fragment is scanned whole, as gitleaks scans it: a
-	// minified line of megabytes is one line to the line allowlists.
 	data := append([]byte{}, text...) // not nil, even when empty
-	b.Add(scan.Object{Name: u.path, Line: line, Expand: h.expand(u), Fragment: true, Data: data})
+	o := scan.Object{Name: u.path, Line: line, Expand: h.expand(u), Fragment: true}
+	if len(data) <= bigUnit {
+		// In memory, the fragment is scanned whole, as gitleaks scans it:
+		// a minified line of megabytes is one line to the line
+		// allowlists. A larger one is read in chunks, whose working
+		// memory is bounded whatever the lines.
+		o.Data = data
+	} else {
+		o.Size = int64(len(data))
+		o.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	}
+	b.Add(o)
 }
 
 // isBinary is git's test for a pair: either side has a NUL in its first

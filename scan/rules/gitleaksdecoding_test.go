@@ -681,3 +681,36 @@ func TestGenericFilterTakesEveryDepthInBothDecodings(t *testing.T) {
 		}
 	}
 }
+
+// TestScanWholeThenScan: a Scratch that ScanWhole used on a buffer of
+// megabytes (and then let go of what it grew) scans the next buffers,
+// whole or not, as a fresh Scratch does; and ScanWhole decodes a run of
+// base64 longer than Scan's budget, which Scan does not.
+func TestScanWholeThenScan(t *testing.T) {
+	d := decodeDetector(t, Settings{GitleaksDecoding: true})
+	keys := func(s *Scratch, whole bool, data string) []decodedKey {
+		var out []decodedKey
+		emit := func(m Match) { out = append(out, decodedKey{m.RuleID, m.Secret, m.Start, m.End, strings.Join(m.Tags, ",")}) }
+		if whole {
+			d.ScanWhole(s, "f.txt", []byte(data), emit)
+		} else {
+			d.Scan(s, "f.txt", []byte(data), emit)
+		}
+		return out
+	}
+	long := "blob: " + b64s(strings.Repeat("filler text, ", 10000)+awsLine+strings.Repeat(" more", 1000)) + "\n"
+	big := strings.Repeat("x = 1\n", 400_000) + long + awsLine + "\n"
+	small := "a\n" + awsLine + "\nblob: " + b64s("id "+awsLine) + "\n"
+	s := d.NewScratch()
+	if got := keys(s, true, big); len(got) != 2 {
+		t.Errorf("ScanWhole of %d bytes: %+v, want the key in the long base64 and the plain one", len(big), got)
+	}
+	if got := keys(d.NewScratch(), false, long); len(got) != 0 {
+		t.Errorf("Scan decoded a run of %d bytes: %+v", len(long), got)
+	}
+	for _, whole := range []bool{false, true} {
+		if got, want := keys(s, whole, small), keys(d.NewScratch(), whole, small); len(want) != 2 || !slices.Equal(got, want) {
+			t.Errorf("whole %v after a big ScanWhole: %+v, want %+v (two findings)", whole, got, want)
+		}
+	}
+}

@@ -160,6 +160,24 @@ func (d *Detector) ScanWhole(s *Scratch, path string, data []byte, emit func(Mat
 	s.whole = true
 	d.scan(s, path, data, emit)
 	s.whole = false
+	if len(data) > keepAfterWhole {
+		s.dropLarge()
+	}
+}
+
+// keepAfterWhole is the largest buffer after whose ScanWhole a Scratch
+// keeps the working memory it grew: a worker meets an object of megabytes
+// now and then, and should not hold its share of memory afterwards.
+const keepAfterWhole = 1 << 20
+
+// dropLarge lets go of the working memory that grows with the buffer
+// scanned (every piece of it is reset for each buffer and grown again on
+// demand).
+func (s *Scratch) dropLarge() {
+	s.hits, s.byPattern, s.spans, s.found, s.aux = nil, nil, nil, nil, nil
+	s.lower, s.lowerHits = nil, nil
+	s.lines = lineIndex{}
+	s.dec = nil
 }
 
 func (d *Detector) scan(s *Scratch, path string, data []byte, emit func(Match)) {
