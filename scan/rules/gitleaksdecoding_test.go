@@ -690,7 +690,9 @@ func TestScanWholeThenScan(t *testing.T) {
 	d := decodeDetector(t, Settings{GitleaksDecoding: true})
 	keys := func(s *Scratch, whole bool, data string) []decodedKey {
 		var out []decodedKey
-		emit := func(m Match) { out = append(out, decodedKey{m.RuleID, m.Secret, m.Start, m.End, strings.Join(m.Tags, ",")}) }
+		emit := func(m Match) {
+			out = append(out, decodedKey{m.RuleID, m.Secret, m.Start, m.End, strings.Join(m.Tags, ",")})
+		}
 		if whole {
 			d.ScanWhole(s, "f.txt", []byte(data), emit)
 		} else {
