@@ -65,7 +65,8 @@
 //     tail, its indent heuristic for hunk placement), and each hunk's
 //     added lines go to the engine's Fetch and Scan tasks as one fragment,
 //     scanned in one buffer as gitleaks scans it (a megabyte of minified
-//     code on one line is one line to the line allowlists).
+//     code on one line is one line to the line allowlists) up to 8 MiB,
+//     and in chunks beyond, where working memory must stay bounded.
 //
 // Most changes cannot hold a finding. Before diffing a change, the part of
 // the new file that any hunk could add lines in (everything but the common
