@@ -377,29 +377,40 @@ func TestShardsCoverTheHistoryExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(s scan.Shard) []string {
-		var mu sync.Mutex
-		var fps []string
-		_, err := Scan(context.Background(), dir, Options{}, scan.Options{Detector: scan.Rules(det), Shard: s,
-			OnFinding: func(f report.Finding) { mu.Lock(); fps = append(fps, f.Fingerprint); mu.Unlock() }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fps
-	}
-	whole := run(scan.Shard{})
-	slices.Sort(whole)
+	whole := shardFingerprints(t, dir, scan.Rules(det), scan.Shard{})
 	if len(whole) == 0 {
 		t.Fatal("the generated history has no findings")
 	}
-	for _, n := range []int{1, 2, 3, 7} {
+	checkShardsUnite(t, dir, scan.Rules(det), whole, 1, 2, 3, 7)
+}
+
+// shardFingerprints scans the history at dir, one shard of it, and
+// returns the fingerprints of its findings, sorted.
+func shardFingerprints(t *testing.T, dir string, det scan.Detector, s scan.Shard) []string {
+	t.Helper()
+	var mu sync.Mutex
+	var fps []string
+	_, err := Scan(context.Background(), dir, Options{}, scan.Options{Detector: det, Shard: s,
+		OnFinding: func(f report.Finding) { mu.Lock(); fps = append(fps, f.Fingerprint); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(fps)
+	return fps
+}
+
+// checkShardsUnite checks that, for each count, the shards' findings
+// together are whole, the findings of the whole scan.
+func checkShardsUnite(t *testing.T, dir string, det scan.Detector, whole []string, counts ...int) {
+	t.Helper()
+	for _, n := range counts {
 		var union []string
 		for i := range n {
-			union = append(union, run(scan.Shard{Index: i, Count: n})...)
+			union = append(union, shardFingerprints(t, dir, det, scan.Shard{Index: i, Count: n})...)
 		}
 		slices.Sort(union)
 		if !slices.Equal(union, whole) {
-			t.Errorf("%d shards: %d findings, the whole scan %d", n, len(union), len(whole))
+			t.Errorf("%d shards: %d findings %v, the whole scan %d", n, len(union), union, len(whole))
 		}
 	}
 }
@@ -422,33 +433,13 @@ func TestShardsOfMovedLines(t *testing.T) {
 	r.ids["cherry"] = r.git("rev-parse", "HEAD")
 	r.git("checkout", "-q", "main")
 	det := detector(t)
-	run := func(s scan.Shard) []string {
-		var mu sync.Mutex
-		var fps []string
-		_, err := Scan(context.Background(), r.dir, Options{}, scan.Options{Detector: det, Shard: s,
-			OnFinding: func(f report.Finding) { mu.Lock(); fps = append(fps, f.Fingerprint); mu.Unlock() }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fps
-	}
-	whole := run(scan.Shard{})
-	slices.Sort(whole)
+	whole := shardFingerprints(t, r.dir, det, scan.Shard{})
 	for _, c := range []string{r.ids["add"] + ":a.txt:test-token:2", r.ids["move"] + ":a.txt:test-token:5", r.ids["cherry"] + ":a.txt:test-token:5"} {
 		if !slices.Contains(whole, c) {
 			t.Errorf("whole scan: no %s in %v", c, whole)
 		}
 	}
-	for _, n := range []int{2, 3, 4} {
-		var union []string
-		for i := range n {
-			union = append(union, run(scan.Shard{Index: i, Count: n})...)
-		}
-		slices.Sort(union)
-		if !slices.Equal(union, whole) {
-			t.Errorf("%d shards: %v, the whole scan %v", n, union, whole)
-		}
-	}
+	checkShardsUnite(t, r.dir, det, whole, 2, 3, 4)
 }
 
 // TestCommitAllowlists: an allowlist that names a commit drops that
