@@ -45,19 +45,7 @@ func TestStagedChangesAreGitDiffCached(t *testing.T) {
 			wantSet = append(wantSet, st+" "+want[i+1])
 			i += 2
 		}
-		repo, err := openRepo(r.dir, func(string, string, error) {})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := &history{repo: repo, sel: &selection{renames: true, maxCount: -1}}
-		x, err := gitrepo.ReadIndex(repo.IndexFile(), 20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fcs, err := h.stagedChanges(x)
-		if err != nil {
-			t.Fatal(err)
-		}
+		repo, _, fcs := stagedOf(t, r.dir)
 		fcs = detectRenames(fcs, &blobCache{objs: repo.objs})
 		var got []string
 		for _, fc := range fcs {
@@ -100,20 +88,7 @@ func TestStagedSkipsConflictsAndIntentToAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.git("add", "-N", "i.txt")
-	repo, err := openRepo(r.dir, func(string, string, error) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.close()
-	h := &history{repo: repo, sel: &selection{renames: true, maxCount: -1}}
-	x, err := gitrepo.ReadIndex(repo.IndexFile(), 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fcs, err := h.stagedChanges(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, x, fcs := stagedOf(t, r.dir)
 	var got []string
 	for _, fc := range fcs {
 		got = append(got, fmt.Sprintf("%c %s", fc.status, fc.path))
@@ -125,4 +100,26 @@ func TestStagedSkipsConflictsAndIntentToAdd(t *testing.T) {
 	if len(x.Entries) < 7 {
 		t.Errorf("the index holds %d entries; want the conflict's three stages and the intent to add among them", len(x.Entries))
 	}
+}
+
+// stagedOf opens the repository at dir, reads its index and lists what
+// the index changes against HEAD, before rename detection. The repository
+// is closed when the test ends.
+func stagedOf(t *testing.T, dir string) (*repository, *gitrepo.Index, []fileChange) {
+	t.Helper()
+	repo, err := openRepo(dir, func(string, string, error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repo.close() })
+	h := &history{repo: repo, sel: &selection{renames: true, maxCount: -1}}
+	x, err := gitrepo.ReadIndex(repo.IndexFile(), 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fcs, err := h.stagedChanges(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo, x, fcs
 }
