@@ -9,7 +9,7 @@ import (
 // keywords, encoded text and rare runes, MayFind never says false where
 // Scan reports something, and says false for plain text.
 func TestMayFindIsFalseOnlyWhenScanFindsNothing(t *testing.T) {
-	cfg, err := Parse([]byte(`
+	d := mustDetector(t, `
 [[rules]]
 id = "tok"
 regex = '''tok_[0-9a-f]{16}'''
@@ -17,14 +17,7 @@ keywords = ["tok_"]
 [[rules]]
 id = "keyfile"
 path = '''\.pem$'''
-`), "t.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := Compile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	s := d.NewScratch()
 	cases := []struct {
 		path, text string
@@ -78,7 +71,7 @@ func TestMayFindWithARuleWithoutKeywords(t *testing.T) {
 		{"", true},
 		{"skipReport = true\n", false},
 	} {
-		cfg, err := Parse([]byte(`
+		d := mustDetector(t, `
 [[rules]]
 id = "tok"
 regex = '''tok_[0-9a-f]{16}'''
@@ -86,14 +79,7 @@ keywords = ["tok_"]
 [[rules]]
 id = "digits"
 regex = '''\b[0-9]{12}\b'''
-`+c.extra), "t.toml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := Compile(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+`+c.extra)
 		s := d.NewScratch()
 		text := []byte("id = 123456789012\n")
 		if got := s.MayFind("a.txt", text); got != c.may {
