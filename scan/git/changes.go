@@ -3,6 +3,7 @@ package git
 import (
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/spindle-go/spindle/scan/git/internal/linediff"
 	"github.com/spindle-go/spindle/scan/internal/gitrepo"
@@ -148,6 +149,67 @@ type blobCache struct {
 	sizes    map[odb.ID]int64
 	sigs     map[odb.ID]*linediff.Signature
 	buf      []byte
+	// shared, if not nil, keeps signatures across the commits of a
+	// history and its workers.
+	shared *sigCache
+}
+
+// sigCache keeps the similarity signatures that rename detection
+// computed, for every commit of a history. The files one commit adds by
+// the thousand (a vendored tree) are deleted or moved by a later commit,
+// where each must be compared with the other side again; its signature
+// costs a read and inflate of the whole blob, a lookup nothing (sops'
+// history: 3 commits of 25,780 vendored files, 63% of the signatures
+// found here, the scan 25% faster). It holds two generations within its
+// budget: a signature found in the old one moves to the young one, and
+// when the young one fills, the old one is dropped and the young one
+// becomes old. Signatures are immutable, so workers share them.
+type sigCache struct {
+	mu         sync.Mutex
+	young, old map[odb.ID]*linediff.Signature
+	youngBytes int
+	budget     int // bytes per generation
+}
+
+// sigCacheBytes is a history's signature cache budget per generation.
+const sigCacheBytes = 32 << 20
+
+func newSigCache(budget int) *sigCache {
+	return &sigCache{young: map[odb.ID]*linediff.Signature{}, budget: budget}
+}
+
+func (c *sigCache) get(id odb.ID) (*linediff.Signature, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.young[id]; ok {
+		return s, true
+	}
+	s, ok := c.old[id]
+	if ok {
+		delete(c.old, id)
+		c.addLocked(id, s)
+	}
+	return s, ok
+}
+
+func (c *sigCache) put(id odb.ID, s *linediff.Signature) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.young[id]; !ok {
+		c.addLocked(id, s)
+	}
+}
+
+func (c *sigCache) addLocked(id odb.ID, s *linediff.Signature) {
+	n := s.Bytes() + 64 // and the map entry
+	if n > c.budget {
+		return
+	}
+	if c.youngBytes+n > c.budget {
+		c.old, c.young, c.youngBytes = c.young, map[odb.ID]*linediff.Signature{}, 0
+	}
+	c.young[id] = s
+	c.youngBytes += n
 }
 
 func (b *blobCache) reset() {
@@ -186,6 +248,12 @@ func (b *blobCache) signature(id odb.ID) (*linediff.Signature, bool) {
 	if b.sigs == nil {
 		b.sigs = map[odb.ID]*linediff.Signature{}
 	}
+	if b.shared != nil {
+		if s, ok := b.shared.get(id); ok {
+			b.sigs[id] = s
+			return s, true
+		}
+	}
 	var sig *linediff.Signature
 	if size, ok := b.size(id); ok && size <= maxRenameBlob {
 		if p, ok := b.worktree[id]; ok {
@@ -200,6 +268,9 @@ func (b *blobCache) signature(id odb.ID) (*linediff.Signature, bool) {
 		}
 	}
 	b.sigs[id] = sig
+	if sig != nil && b.shared != nil {
+		b.shared.put(id, sig)
+	}
 	return sig, sig != nil
 }
 

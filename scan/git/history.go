@@ -178,11 +178,12 @@ func (h *history) diffCommits(ctx context.Context) (int64, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	var done atomic.Int64
+	sigs := newSigCache(sigCacheBytes)
 	ex := spindle.NewContext(ctx, spindle.Config{Workers: workers},
 		func(int) *commitDiffer {
 			cd := &commitDiffer{objs: h.repo.objs, sel: h.sel}
 			cd.td.objs, cd.td.sel = h.repo.objs, h.sel
-			cd.blobs.objs = h.repo.objs
+			cd.blobs.objs, cd.blobs.shared = h.repo.objs, sigs
 			return cd
 		},
 		func(lo int, w *spindle.Worker[int, *commitDiffer]) {

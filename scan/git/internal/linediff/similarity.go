@@ -48,6 +48,9 @@ type spanLists struct{ spans, tmp []uint64 }
 
 var spanScratch = sync.Pool{New: func() any { return new(spanLists) }}
 
+// Bytes is about how much memory the signature holds.
+func (s *Signature) Bytes() int { return 48 + 8*len(s.spans) }
+
 // NewSignature computes the signature of data.
 func NewSignature(data []byte) *Signature { return newSignature(data, false) }
 
