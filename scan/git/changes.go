@@ -229,7 +229,7 @@ func (b *blobCache) size(id odb.ID) (int64, bool) {
 		if fi, err := os.Lstat(p); err == nil {
 			s = fi.Size()
 		}
-	} else if _, n, err := b.objs.Header(id); err == nil {
+	} else if n, err := b.objs.Size(id); err == nil {
 		s = n
 	}
 	b.sizes[id] = s
