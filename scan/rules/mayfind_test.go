@@ -5,15 +5,19 @@ import (
 	"testing"
 )
 
-// TestMayFindIsFalseOnlyWhenScanFindsNothing: over texts with and without
-// keywords, encoded text and rare runes, MayFind never says false where
-// Scan reports something, and says false for plain text.
-func TestMayFindIsFalseOnlyWhenScanFindsNothing(t *testing.T) {
-	d := mustDetector(t, `
+// mayFindTok is the keyword rule both MayFind tests start from.
+const mayFindTok = `
 [[rules]]
 id = "tok"
 regex = '''tok_[0-9a-f]{16}'''
 keywords = ["tok_"]
+`
+
+// TestMayFindIsFalseOnlyWhenScanFindsNothing: over texts with and without
+// keywords, encoded text and rare runes, MayFind never says false where
+// Scan reports something, and says false for plain text.
+func TestMayFindIsFalseOnlyWhenScanFindsNothing(t *testing.T) {
+	d := mustDetector(t, mayFindTok+`
 [[rules]]
 id = "keyfile"
 path = '''\.pem$'''
@@ -71,11 +75,7 @@ func TestMayFindWithARuleWithoutKeywords(t *testing.T) {
 		{"", true},
 		{"skipReport = true\n", false},
 	} {
-		d := mustDetector(t, `
-[[rules]]
-id = "tok"
-regex = '''tok_[0-9a-f]{16}'''
-keywords = ["tok_"]
+		d := mustDetector(t, mayFindTok+`
 [[rules]]
 id = "digits"
 regex = '''\b[0-9]{12}\b'''
