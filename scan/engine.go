@@ -326,9 +326,6 @@ func (e *engine) warn(path, op string, err error) {
 // report hands a finding of o to its sink (the user), unless an ignore
 // list holds its fingerprint or the baseline knows it.
 func (e *engine) report(o *object, f report.Finding) {
-	if o.annotate != nil && !e.guard(func() { o.annotate(&f) }) {
-		return
-	}
 	if o.expand != nil {
 		var out []report.Finding
 		if !e.guard(func() { o.expand(f, func(g report.Finding) { out = append(out, g) }) }) {
@@ -370,11 +367,7 @@ func (e *engine) reportOne(o *object, f report.Finding) {
 	if p := e.s.Progress; p != nil {
 		p.Findings.Add(1)
 	}
-	sink := e.s.OnFinding
-	if o.sink != nil {
-		sink = o.sink
-	}
-	if sink != nil {
+	if sink := e.s.OnFinding; sink != nil {
 		e.callback(func() { sink(f) })
 	}
 }

@@ -176,11 +176,6 @@ func (e *engine) openOther(w *worker, o *object) bool {
 	if !e.guard(func() { rc, err = o.open() }) {
 		return false
 	}
-	var skip *SkipError
-	if errors.As(err, &skip) {
-		w.Scratch.c.skip(skip.Reason)
-		return false
-	}
 	if err != nil {
 		e.warn(o.name, "open", err)
 		return false

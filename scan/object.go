@@ -26,15 +26,13 @@ import (
 // refs reach zero, so the archive's permit outlives every Scan task of
 // every member.
 type object struct {
-	name     string // as reported, and as path rules see it
-	path     string // a file on disk the engine opens itself; "" otherwise
-	open     func() (io.ReadCloser, error)
-	sink     func(report.Finding)                       // a Source's Object.Found; nil: Options.OnFinding
-	annotate func(*report.Finding)                      // a Source's Object.Annotate
-	expand   func(report.Finding, func(report.Finding)) // a Source's Object.Expand
-	refs     atomic.Int32
-	parent   *object  // the archive, for a member; nil otherwise
-	rc       *rootCtx // the scan root the object is under
+	name   string // as reported, and as path rules see it
+	path   string // a file on disk the engine opens itself; "" otherwise
+	open   func() (io.ReadCloser, error)
+	expand func(report.Finding, func(report.Finding)) // a Source's Object.Expand
+	refs   atomic.Int32
+	parent *object  // the archive, for a member; nil otherwise
+	rc     *rootCtx // the scan root the object is under
 
 	// Owned by the Fetch chain (one Fetch at a time, each spawned by the
 	// previous one, so spawn orders their accesses).
@@ -80,8 +78,6 @@ func newMember(parent *object, name string) *object {
 	o := newObject(name)
 	o.parent = parent
 	o.rc = parent.rc
-	o.sink = parent.sink
-	o.annotate = parent.annotate
 	o.expand = parent.expand
 	return o
 }

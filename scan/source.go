@@ -58,24 +58,14 @@ type Object struct {
 	// fragment of a larger file (the lines a commit added) keeps the
 	// file's numbering this way.
 	Line int
-	// Annotate, if not nil, completes each finding of the object before
-	// anything else sees it: a source adds what it knows (the commit of
-	// a blob) and may change the fingerprint, which the ignore list and
-	// the baseline then match. It runs on a worker, concurrently with
-	// other objects' calls.
-	Annotate func(*report.Finding)
-	// Expand, if not nil, turns each finding of the object (after
-	// Annotate) into the findings reported, passing each to emit: a
+	// Expand, if not nil, turns each finding of the object into the
+	// findings reported, passing each to emit: a source adds what it knows
+	// (the commit of a change, which changes the fingerprint), and a
 	// history source reports a change that several commits make once per
 	// commit this way. Every finding emitted goes through the ignore list
 	// and the baseline like any other. It runs on a worker, concurrently
 	// with other objects' calls.
 	Expand func(f report.Finding, emit func(report.Finding))
-	// Found, if not nil, receives the object's findings instead of
-	// Options.OnFinding, after the ignore list and the baseline have
-	// passed them; they are counted in Stats.Findings all the same. Calls
-	// are serialised with every other callback of the scan.
-	Found func(report.Finding)
 	// Fragment marks the content as one fragment of a change (the lines a
 	// commit added in one place, perhaps none): path-only rules fire on it
 	// even when it is empty, once per fragment, as gitleaks reports them
@@ -83,15 +73,6 @@ type Object struct {
 	// gitleaks, which reads no fragment of it.
 	Fragment bool
 }
-
-// SkipError is an error Object.Open returns to say the object is not to
-// be scanned, on purpose: it is counted in Stats.Skipped under Reason, and
-// is not a warning. A history source skips Git LFS pointers this way.
-type SkipError struct {
-	Reason string
-}
-
-func (e *SkipError) Error() string { return "skipped: " + e.Reason }
 
 // Batch collects what one Source.Enumerate call lists. Its methods are
 // for that call only.
@@ -114,8 +95,6 @@ func (b *Batch) Add(o Object) {
 	if o.Data != nil {
 		obj.data, obj.size = o.Data, int64(len(o.Data))
 	}
-	obj.sink = o.Found
-	obj.annotate = o.Annotate
 	obj.expand = o.Expand
 	obj.fragment = o.Fragment
 	if o.Line > 1 {

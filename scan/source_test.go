@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -145,12 +146,12 @@ func TestScanFSWalksAnFS(t *testing.T) {
 	}
 }
 
-// blobSource is a Source of in-memory objects, some with a Found hook,
+// blobSource is a Source of in-memory objects, some with an Expand hook,
 // listed a few per call.
 type blobSource struct {
 	objs  map[string]string
 	names []string
-	hook  func(name string) func(report.Finding)
+	hook  func(name string) func(report.Finding, func(report.Finding))
 	fail  error
 	// inMemory lists each object with its Data rather than an Open.
 	inMemory bool
@@ -180,7 +181,7 @@ func (s *blobSource) Enumerate(_ context.Context, b *Batch) (bool, error) {
 			o = Object{Name: n, Data: []byte(data)}
 		}
 		if s.hook != nil {
-			o.Found = s.hook(n)
+			o.Expand = s.hook(n)
 		}
 		b.Add(o)
 	}
@@ -193,13 +194,19 @@ func TestSourceObjectsGoThroughTheEngine(t *testing.T) {
 		objs["blob"+itoa(i)] = strings.Repeat("x\n", i*50) + "k=" + secret(i)
 	}
 	objs["skipme"] = secret(99)
-	var mu sync.Mutex
-	hooked := map[string]int{}
-	src := &blobSource{objs: objs, hook: func(name string) func(report.Finding) {
+	// Objects whose name ends in 1 are changes two commits make: each
+	// finding is reported once per commit.
+	src := &blobSource{objs: objs, hook: func(name string) func(report.Finding, func(report.Finding)) {
 		if !strings.HasSuffix(name, "1") {
 			return nil
 		}
-		return func(f report.Finding) { mu.Lock(); hooked[f.File]++; mu.Unlock() }
+		return func(f report.Finding, emit func(report.Finding)) {
+			for _, c := range []string{"c1", "c2"} {
+				g := f
+				g.File += "@" + c
+				emit(g)
+			}
+		}
 	}}
 	det := newFake()
 	det.skip = func(p string) bool { return p == "skipme" }
@@ -208,10 +215,20 @@ func TestSourceObjectsGoThroughTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(found) != 18 || len(hooked) != 2 || hooked["blob1"] != 1 || hooked["blob11"] != 1 {
-		t.Errorf("OnFinding got %d findings and the hooks %v; want 18 and blob1, blob11 once each", len(found), hooked)
+	expanded := map[string][]string{}
+	for _, f := range found {
+		if file, commit, ok := strings.Cut(f.File, "@"); ok {
+			expanded[file] = append(expanded[file], commit)
+		}
 	}
-	if st.Findings != 20 || st.Files != 20 || st.Skipped[SkipAllowlist] != 1 {
+	for _, c := range expanded {
+		slices.Sort(c)
+	}
+	want := map[string][]string{"blob1": {"c1", "c2"}, "blob11": {"c1", "c2"}}
+	if len(found) != 22 || !reflect.DeepEqual(expanded, want) {
+		t.Errorf("OnFinding got %d findings, expanded %v; want 22 and blob1, blob11 once per commit", len(found), expanded)
+	}
+	if st.Findings != 22 || st.Files != 20 || st.Skipped[SkipAllowlist] != 1 {
 		t.Errorf("stats: %d findings, %d files, skipped %v", st.Findings, st.Files, st.Skipped)
 	}
 }

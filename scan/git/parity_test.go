@@ -346,8 +346,8 @@ func (s *refSource) Enumerate(_ context.Context, b *scan.Batch) (bool, error) {
 		for _, f := range fp.fragments {
 			text := f.text
 			b.Add(scan.Object{Name: fp.path, Size: int64(len(text)), Line: f.line,
-				Annotate: func(f *report.Finding) { f.Commit = commit },
-				Open:     func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(text)), nil }})
+				Expand: func(f report.Finding, emit func(report.Finding)) { f.Commit = commit; emit(f) },
+				Open:   func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(text)), nil }})
 		}
 	}
 	return true, nil

@@ -29,7 +29,7 @@ type Summary struct {
 	Warnings int
 
 	// Skipped counts objects not scanned, by reason (the scan package's
-	// Skip* names: "binary", "size", "ignored", "allowlist", "lfs-pointer"...);
+	// Skip* names: "binary", "size", "ignored", "allowlist"...);
 	// reasons with a zero count are
 	// not printed.
 	Skipped map[string]int64
