@@ -43,6 +43,10 @@ type walker struct {
 	ctx     context.Context // the scan's: a long walk stops when it is done
 	idents  bool            // keep identity lines (the selection filters on them)
 	refs    []gitrepo.Ref   // listed once, for every ref family
+	// peeled memoizes refCommit by the ref's object: a repository with a
+	// million tags of a few commits peels each object once.
+	peeled    map[odb.ID]peelResult
+	familyGen int // counts the ref families listed (peelResult.family)
 	// graph is the repository's commit-graph, when git would use it: the
 	// walk reads a commit's tree, parents and date from it, not from the
 	// commit object.
@@ -419,11 +423,12 @@ func (w *walker) family(f refFamily) []odb.ID {
 	}
 	refs := w.refs
 	var ids []odb.ID
+	w.familyGen++
 	for _, r := range refs {
 		if !strings.HasPrefix(r.Name, f.prefix) || !matchRefGlob(f.glob, strings.TrimPrefix(r.Name, f.prefix)) {
 			continue
 		}
-		if id, ok := w.refCommit(r.Name, r.ID); ok {
+		if id, ok := w.refCommit(r.Name, r.ID); ok && w.firstInFamily(r.ID) {
 			ids = append(ids, id)
 		}
 	}
@@ -450,15 +455,44 @@ func (w *walker) refCommit(name, hex string) (odb.ID, bool) {
 		w.warn(name, "ref", err)
 		return id, false
 	}
-	c, err := w.peel(id)
-	if errors.Is(err, errNotCommit) {
-		return c, false
+	p, ok := w.peeled[id]
+	if !ok {
+		p.id, p.err = w.peel(id)
+		if w.peeled == nil {
+			w.peeled = map[odb.ID]peelResult{}
+		}
+		w.peeled[id] = p
 	}
-	if err != nil {
-		w.warn(name, "ref", fmt.Errorf("ref %s: %w", name, err))
-		return c, false
+	if errors.Is(p.err, errNotCommit) {
+		return p.id, false
 	}
-	return c, true
+	if p.err != nil {
+		w.warn(name, "ref", fmt.Errorf("ref %s: %w", name, p.err))
+		return p.id, false
+	}
+	return p.id, true
+}
+
+// firstInFamily reports whether the ref object hex (peeled already) is
+// met for the first time in the family being listed, so that a million
+// refs to one commit make one starting point, not a million.
+func (w *walker) firstInFamily(hex string) bool {
+	id, _ := odb.ParseID(hex)
+	p := w.peeled[id]
+	if p.family == w.familyGen {
+		return false
+	}
+	p.family = w.familyGen
+	w.peeled[id] = p
+	return true
+}
+
+// peelResult is what peel made of an object, and the last ref family
+// listed that held it.
+type peelResult struct {
+	id     odb.ID
+	err    error
+	family int
 }
 
 // matchRefGlob matches a ref family's glob as git does: no glob matches

@@ -1,14 +1,18 @@
 package gitrepo
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
+	"time"
+	"unsafe"
 )
 
 // Ref is a reference: a name under refs/ (or HEAD) and the object id it
@@ -33,7 +37,8 @@ func perWorktree(name string) bool {
 }
 
 // Refs lists every ref under refs/, sorted by name: loose refs (which
-// win over packed ones of the same name) and packed-refs, symbolic refs
+// win over packed ones of the same name) and packed-refs, or the
+// reftable of a repository that keeps its refs there, symbolic refs
 // resolved. A ref that cannot be read or resolved is left out and
 // reported in warnings; the others are listed.
 func (r *Repo) Refs() (refs []Ref, warnings []error) { return r.RefsUnder("refs/") }
@@ -41,17 +46,18 @@ func (r *Repo) Refs() (refs []Ref, warnings []error) { return r.RefsUnder("refs/
 // RefsUnder is Refs for the refs whose names start with prefix (which
 // starts with "refs/" and ends with '/'): only that part of the ref
 // directories is read, and only its refs' problems are warnings. A
-// symbolic ref under prefix may point anywhere.
+// symbolic ref under prefix may point anywhere. The time and memory it
+// takes are linear in the number of refs (packed-refs is read once per
+// change of the file and searched by binary search). The slice returned
+// may be shared with later calls: it is the caller's to read, not to
+// change.
 func (r *Repo) RefsUnder(prefix string) (refs []Ref, warnings []error) {
-	ids := map[string]string{}
+	if r.reftable {
+		return r.reftableRefsUnder(prefix)
+	}
 	packed, err := r.packedRefs()
 	if err != nil {
 		warnings = append(warnings, err)
-	}
-	for name, id := range packed {
-		if strings.HasPrefix(name, prefix) {
-			ids[name] = id
-		}
 	}
 	loose := map[string]string{} // name -> content (an id or "ref: ...")
 	walk := func(dir string, keep func(string) bool) {
@@ -87,25 +93,45 @@ func (r *Repo) RefsUnder(prefix string) (refs []Ref, warnings []error) {
 	if r.GitDir != r.CommonDir {
 		walk(r.GitDir, perWorktree)
 	}
+	// The loose refs, resolved and sorted, merged with the packed ones
+	// under prefix (already sorted), a loose ref winning over a packed one
+	// of the same name; one that cannot be resolved hides its packed
+	// namesake too, as it does in git.
+	looseRefs := make([]Ref, 0, len(loose))
 	for name, content := range loose {
 		id, err := r.resolveContent(name, content, loose, packed, 0)
 		if err != nil {
-			delete(ids, name)
 			warnings = append(warnings, err)
 			continue
 		}
-		ids[name] = id
+		looseRefs = append(looseRefs, Ref{Name: name, ID: id})
 	}
-	for name, id := range ids {
-		refs = append(refs, Ref{Name: name, ID: id})
+	slices.SortFunc(looseRefs, func(a, b Ref) int { return strings.Compare(a.Name, b.Name) })
+	under := packed.under(prefix)
+	if len(loose) == 0 {
+		// The packed refs as read, shared with the cache: callers read
+		// the slice returned, and the clip makes an append copy it.
+		return slices.Clip([]Ref(under)), warnings
 	}
-	slices.SortFunc(refs, func(a, b Ref) int { return strings.Compare(a.Name, b.Name) })
+	refs = make([]Ref, 0, len(under)+len(looseRefs))
+	i := 0
+	for _, p := range under {
+		for i < len(looseRefs) && looseRefs[i].Name < p.Name {
+			refs = append(refs, looseRefs[i])
+			i++
+		}
+		if _, ok := loose[p.Name]; ok {
+			continue
+		}
+		refs = append(refs, p)
+	}
+	refs = append(refs, looseRefs[i:]...)
 	return refs, warnings
 }
 
 // resolveContent resolves a loose ref's content: an id, or "ref: NAME"
 // followed through loose and packed refs.
-func (r *Repo) resolveContent(name, content string, loose, packed map[string]string, depth int) (string, error) {
+func (r *Repo) resolveContent(name, content string, loose map[string]string, packed packedRefs, depth int) (string, error) {
 	target, sym := strings.CutPrefix(content, "ref:")
 	if !sym {
 		if !isHexID(content, r.HashSize) {
@@ -120,46 +146,138 @@ func (r *Repo) resolveContent(name, content string, loose, packed map[string]str
 	if c, ok := loose[target]; ok {
 		return r.resolveContent(target, c, loose, packed, depth+1)
 	}
-	if id, ok := packed[target]; ok {
+	if id, ok := packed.find(target); ok {
 		return id, nil
 	}
 	return "", fmt.Errorf("gitrepo: ref %s points to %s, which does not exist", name, target)
 }
 
-// packedRefs reads the packed-refs file: name -> id.
-func (r *Repo) packedRefs() (map[string]string, error) {
-	out := map[string]string{}
+// packedRefs is the packed-refs file's refs, sorted by name, each name
+// once.
+type packedRefs []Ref
+
+// find returns the id of the packed ref name.
+func (p packedRefs) find(name string) (string, bool) {
+	i, ok := slices.BinarySearchFunc(p, name, func(r Ref, n string) int { return strings.Compare(r.Name, n) })
+	if !ok {
+		return "", false
+	}
+	return p[i].ID, true
+}
+
+// under returns the refs whose names start with prefix.
+func (p packedRefs) under(prefix string) packedRefs {
+	lo, _ := slices.BinarySearchFunc(p, prefix, func(r Ref, n string) int { return strings.Compare(r.Name, n) })
+	hi := lo + sort.Search(len(p)-lo, func(i int) bool { return !strings.HasPrefix(p[lo+i].Name, prefix) })
+	return p[lo:hi]
+}
+
+// packedCache keeps the last packed-refs read, with what identified the
+// file then: a repository with millions of packed refs reads the file
+// once, not once per ref looked up.
+type packedCache struct {
+	mu      sync.Mutex
+	size    int64
+	modTime time.Time
+	refs    packedRefs
+	err     error
+}
+
+// packedRefs reads the packed-refs file, or returns the copy read before
+// if the file's size and modification time are unchanged.
+func (r *Repo) packedRefs() (packedRefs, error) {
 	path := filepath.Join(r.CommonDir, "packed-refs")
 	f, st, err := openRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return out, nil
+		return nil, nil
 	}
 	if err != nil {
-		return out, fmt.Errorf("gitrepo: packed-refs: %w", err)
+		return nil, fmt.Errorf("gitrepo: packed-refs: %w", err)
 	}
 	defer f.Close()
-	if st.Size() > maxPackedRefs {
-		return out, fmt.Errorf("gitrepo: packed-refs: larger than %d bytes", maxPackedRefs)
+	c := r.packed
+	if c == nil {
+		c = &packedCache{}
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<10)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := sc.Text()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refs != nil && c.size == st.Size() && c.modTime.Equal(st.ModTime()) {
+		return c.refs, c.err
+	}
+	if st.Size() > maxPackedRefs {
+		return nil, fmt.Errorf("gitrepo: packed-refs: larger than %d bytes", maxPackedRefs)
+	}
+	b := make([]byte, st.Size())
+	n, err := io.ReadFull(f, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("gitrepo: packed-refs: %w", err)
+	}
+	refs, perr := parsePackedRefs(b[:n], r.HashSize)
+	c.size, c.modTime, c.refs, c.err = st.Size(), st.ModTime(), refs, perr
+	if c.refs == nil {
+		c.refs = packedRefs{}
+	}
+	return c.refs, perr
+}
+
+// parsePackedRefs parses a packed-refs file: an optional "# pack-refs
+// with:" header, then "<id> <name>" lines, each perhaps followed by the
+// "^<id>" its tag peels to. The refs are returned sorted by name, a
+// repeated name taking its last line's id. The names and ids are views
+// of one string holding the file, so the memory is the file's size and a
+// slice header per ref. A malformed line is an error naming it, with the
+// refs of the lines before it.
+func parsePackedRefs(b []byte, hashSize int) (packedRefs, error) {
+	// b is not used again: the string shares its bytes rather than
+	// doubling the memory of a file that may hold millions of refs.
+	s := unsafe.String(unsafe.SliceData(b), len(b))
+	refs := make(packedRefs, 0, len(s)/(2*hashSize+20))
+	sorted := true
+	for n := 1; s != ""; n++ {
+		line, rest, _ := strings.Cut(s, "\n")
+		s = rest
+		line = strings.TrimSuffix(line, "\r")
 		if line == "" || line[0] == '#' || line[0] == '^' {
 			continue
 		}
 		id, name, ok := strings.Cut(line, " ")
-		if !ok || !isHexID(id, r.HashSize) || !strings.HasPrefix(name, "refs/") {
-			return out, fmt.Errorf("gitrepo: packed-refs line %d is malformed", n)
+		if !ok || !isHexID(id, hashSize) || !strings.HasPrefix(name, "refs/") {
+			return sortPacked(refs, sorted), fmt.Errorf("gitrepo: packed-refs line %d is malformed", n)
 		}
-		out[name] = strings.ToLower(id)
+		if sorted && len(refs) > 0 && refs[len(refs)-1].Name >= name {
+			sorted = false
+		}
+		refs = append(refs, Ref{Name: name, ID: lowerHex(id)})
 	}
-	if err := sc.Err(); err != nil {
-		return out, fmt.Errorf("gitrepo: packed-refs: %w", err)
+	return sortPacked(refs, sorted), nil
+}
+
+// sortPacked sorts refs by name unless they already are, keeping the last
+// of any repeated name.
+func sortPacked(refs packedRefs, sorted bool) packedRefs {
+	if sorted {
+		return refs
 	}
-	return out, nil
+	slices.SortStableFunc(refs, func(a, b Ref) int { return strings.Compare(a.Name, b.Name) })
+	out := refs[:0]
+	for i, r := range refs {
+		if i+1 < len(refs) && refs[i+1].Name == r.Name {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// lowerHex returns s in lower case, allocating only if it has an upper
+// case digit.
+func lowerHex(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'F' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }
 
 // ReadRef resolves one ref by its full name ("HEAD", "refs/heads/main"),
@@ -167,7 +285,9 @@ func (r *Repo) packedRefs() (map[string]string, error) {
 // wrapping os.ErrNotExist; so is an unborn HEAD (a symbolic ref to a
 // branch with no commit yet).
 func (r *Repo) ReadRef(name string) (string, error) {
-	var packed map[string]string
+	if r.reftable {
+		return r.reftableReadRef(name)
+	}
 	for depth := 0; ; depth++ {
 		if depth > maxSymrefDepth {
 			return "", fmt.Errorf("gitrepo: ref %s: symbolic refs nested deeper than %d", name, maxSymrefDepth)
@@ -191,12 +311,11 @@ func (r *Repo) ReadRef(name string) (string, error) {
 		if !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("gitrepo: ref %s: %w", name, err)
 		}
-		if packed == nil {
-			if packed, err = r.packedRefs(); err != nil {
-				return "", err
-			}
+		packed, err := r.packedRefs()
+		if err != nil {
+			return "", err
 		}
-		if id, ok := packed[name]; ok {
+		if id, ok := packed.find(name); ok {
 			return id, nil
 		}
 		return "", fmt.Errorf("gitrepo: ref %s: %w", name, os.ErrNotExist)

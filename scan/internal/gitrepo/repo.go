@@ -38,6 +38,12 @@ type Repo struct {
 
 	indexFile string
 	env       Env
+	// packed is the packed-refs file as last read, shared by copies of
+	// the Repo.
+	packed *packedCache
+	// reftable says the refs are kept in reftable files
+	// (extensions.refStorage = reftable) rather than as files.
+	reftable bool
 }
 
 // Env is the part of git's environment that says where a repository is
@@ -241,6 +247,7 @@ func readGitFile(p string, env Env) (string, error) {
 // format), the objects and index locations.
 func finish(r *Repo, env Env) (*Repo, error) {
 	r.env = env
+	r.packed = &packedCache{}
 	r.CommonDir = r.GitDir
 	if env.CommonDir != "" {
 		r.CommonDir = resolve(r.GitDir, env.CommonDir)
