@@ -323,6 +323,13 @@ func (e *engine) warn(path, op string, err error) {
 	}
 }
 
+// skipped tells Options.OnSkip, if set, of a file skipped for reason.
+func (e *engine) skipped(path, reason string, size int64) {
+	if e.s.OnSkip != nil {
+		e.callback(func() { e.s.OnSkip(path, reason, size) })
+	}
+}
+
 // report hands a finding of o to its sink (the user), unless an ignore
 // list holds its fingerprint or the baseline knows it.
 func (e *engine) report(o *object, f report.Finding) {

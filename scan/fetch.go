@@ -151,6 +151,7 @@ func (e *engine) open(w *worker, o *object) bool {
 	if e.s.MaxFileSize > 0 && size > e.s.MaxFileSize {
 		f.Close()
 		w.Scratch.c.skipped[skipSize]++
+		e.skipped(o.name, SkipSize, size)
 		return false
 	}
 	o.f, o.ra, o.size = f, f, size
@@ -162,6 +163,7 @@ func (e *engine) open(w *worker, o *object) bool {
 func (e *engine) openOther(w *worker, o *object) bool {
 	if e.s.MaxFileSize > 0 && o.size > e.s.MaxFileSize {
 		w.Scratch.c.skipped[skipSize]++
+		e.skipped(o.name, SkipSize, o.size)
 		return false
 	}
 	if o.data != nil {

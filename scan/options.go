@@ -118,6 +118,12 @@ type Options struct {
 	OnFinding func(report.Finding)
 	// OnWarning receives every warning, serialised like OnFinding.
 	OnWarning func(Warning)
+	// OnSkip, if set, receives each file skipped for being larger than
+	// MaxFileSize (Stats.Skipped counts them under SkipSize), with its
+	// size, serialised like OnFinding: the gitleaks drop-ins log each as
+	// gitleaks does ("skipping file: too large"). A skip the user asked
+	// for is not a Warning: no data the user wanted is lost.
+	OnSkip func(path, reason string, size int64)
 	// Progress, if set, is updated while the scan runs; poll it from any
 	// goroutine.
 	Progress *Progress

@@ -285,6 +285,18 @@ func TestDropInExitCodesAreGitleaks(t *testing.T) {
 		{"--exit-code, nothing found", []string{"dir", "clean", "-c", "rules.toml", "--exit-code", "7"}, 0},
 		{"a missing config", []string{"dir", "tree", "-c", "missing.toml"}, 1},
 		{"a missing config, --exit-code 0", []string{"dir", "tree", "-c", "missing.toml", "--exit-code", "0"}, 1},
+		// gitleaks-action's --exit-code 2 tells leaks from errors.
+		{"--exit-code 2", []string{"dir", "tree", "-c", "rules.toml", "--exit-code", "2"}, 2},
+		{"--exit-code 2, history", []string{"git", "tree", "-c", "rules.toml", "--exit-code=2"}, 2},
+		{"--exit-code 2, an error", []string{"dir", "tree", "-c", "missing.toml", "--exit-code", "2"}, 1},
+		// gitleaks takes any int and exits as os.Exit does: its low 8 bits.
+		{"--exit-code 126", []string{"dir", "tree", "-c", "rules.toml", "--exit-code", "126"}, 126},
+		{"--exit-code 255", []string{"dir", "tree", "-c", "rules.toml", "--exit-code", "255"}, 255},
+		{"--exit-code 256", []string{"dir", "tree", "-c", "rules.toml", "--exit-code", "256"}, 0},
+		{"--exit-code 300", []string{"git", "tree", "-c", "rules.toml", "--exit-code", "300"}, 44},
+		{"--exit-code -1", []string{"dir", "tree", "-c", "rules.toml", "--exit-code=-1"}, 255},
+		{"--exit-code 0x10", []string{"dir", "tree", "-c", "rules.toml", "--exit-code", "0x10"}, 16},
+		{"--exit-code abc", []string{"dir", "tree", "-c", "rules.toml", "--exit-code", "abc"}, 1},
 		{"an unknown flag", []string{"dir", "tree", "--bogus"}, 126},
 		// gitleaks gives 126 only for an unknown long flag.
 		{"an unknown shorthand flag", []string{"git", "tree", "-Z"}, 1},

@@ -140,8 +140,13 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 			return &usageError{cmd: c, err: err}
 		}
 	}
-	if (o.staged || o.unstaged) && (len(args) > 0 || o.logOpts != "" || len(repos) > 1) {
-		return &usageError{cmd: c, err: errors.New("--staged and --unstaged take one REPO and no REVISION or --log-opts")}
+	if (o.staged || o.unstaged) && (len(args) > 0 || len(repos) > 1) {
+		return &usageError{cmd: c, err: errors.New("--staged and --unstaged take one REPO and no REVISION")}
+	}
+	if (o.staged || o.unstaged) && o.logOpts != "" {
+		// gitleaks ignores --log-opts for the index and the work tree.
+		o.debug = append(o.debug, "--log-opts has no effect with --staged or --pre-commit: ignored")
+		hopts.LogOpts = nil
 	}
 	var hist git.Stats
 	configRoot := repo

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -88,6 +89,7 @@ func addDropInFlags(c *cobra.Command, o *scanOptions, g *gitleaksOptions, shard 
 	f.MarkHidden("diagnostics-dir")
 
 	// Spindle's own.
+	f.BoolVar(&o.spindleRules, "spindle-rules", false, spindleRulesUsage+" (default: gitleaks' defaults alone, as gitleaks runs them)")
 	f.IntVarP(&o.workers, "workers", "j", runtime.GOMAXPROCS(0), "run `N` workers")
 	f.BoolVar(&o.implausible, "skip-implausible", false, "do not report findings tagged placeholder, checksum:invalid or malformed (reported by default, as gitleaks reports them)")
 	f.StringVar(&o.decoders, "decoders", "gitleaks", "the `SET` of encodings decoded: gitleaks (its four: base64, hex, percent, \\u escapes; runs up to 96 KiB) or all (also \\x escapes and HTML references; runs up to 8 KiB)")
@@ -133,6 +135,11 @@ func (g *gitleaksOptions) apply(c *cobra.Command, e env, o *scanOptions) error {
 		o.format = "template"
 	default:
 		// gitleaks takes the format from the report's extension.
+		defer func() {
+			if o.output != "" {
+				o.debug = append(o.debug, fmt.Sprintf("No report format specified, inferred %q from %q", o.format, filepath.Ext(o.output)))
+			}
+		}()
 		switch strings.ToLower(filepath.Ext(o.output)) {
 		case ".csv":
 			o.format = "csv"
@@ -168,12 +175,13 @@ func (g *gitleaksOptions) apply(c *cobra.Command, e env, o *scanOptions) error {
 	o.ignorePaths = append(o.ignorePaths, g.ignorePath)
 	// The config: --config, else GITLEAKS_CONFIG, else GITLEAKS_CONFIG_TOML,
 	// else the target's .gitleaks.toml, else the built-in rules.
-	if o.config == "" {
-		if p := e.getenv("GITLEAKS_CONFIG"); p != "" {
-			o.config = p
-		} else if text := e.getenv("GITLEAKS_CONFIG_TOML"); text != "" {
-			o.configTOML = text
-		}
+	switch {
+	case o.config != "":
+		o.configFrom = "--config"
+	case e.getenv("GITLEAKS_CONFIG") != "":
+		o.config, o.configFrom = e.getenv("GITLEAKS_CONFIG"), "GITLEAKS_CONFIG"
+	case e.getenv("GITLEAKS_CONFIG_TOML") != "":
+		o.configTOML, o.configFrom = e.getenv("GITLEAKS_CONFIG_TOML"), "GITLEAKS_CONFIG_TOML"
 	}
 	return nil
 }
@@ -236,25 +244,31 @@ func newStdinCmd(e env) *cobra.Command {
 }
 
 // newDetectCmd and newProtectCmd are gitleaks' older commands, hidden as
-// gitleaks hides them: detect scans a repository's history (or, with
-// --no-git, a directory; with --pipe, standard input), protect the
-// changes not committed yet.
+// gitleaks hides them, with every flag gitleaks v8.30.1 gives them: detect
+// scans a repository's history (or, with --no-git, a directory, following
+// links with --follow-symlinks; with --pipe, standard input), protect the
+// changes not committed yet (--staged: the index's). Like gitleaks, both
+// ignore arguments (the target is --source), and protect ignores
+// --log-opts.
 func newDetectCmd(e env) *cobra.Command {
 	c := newGitCmd(e)
 	c.Use, c.Short, c.Hidden, c.Aliases = "detect [flags]", "gitleaks detect (deprecated there): use spindle git or dir", true, nil
-	c.Args = usageArgs(cobra.NoArgs)
+	c.Args = cobra.ArbitraryArgs
 	var source string
-	var noGit, pipe bool
+	var noGit, pipe, followSymlinks bool
 	c.Flags().StringVarP(&source, "source", "s", ".", "the `PATH` to scan")
-	c.Flags().BoolVar(&noGit, "no-git", false, "scan the files, not the history")
+	c.Flags().BoolVar(&noGit, "no-git", false, "scan the files, not the history (--log-opts has no effect then)")
 	c.Flags().BoolVar(&pipe, "pipe", false, "scan standard input")
+	c.Flags().BoolVar(&followSymlinks, "follow-symlinks", false, "with --no-git, follow symbolic links (loops are detected)")
 	run := c.RunE
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		switch {
+		case noGit:
+			// gitleaks tests --no-git first: --no-git --pipe scans the
+			// directory.
+			return redirect(cmd, e, newDirCmd(e), []string{source})
 		case pipe:
 			return redirect(cmd, e, newStdinCmd(e), nil)
-		case noGit:
-			return redirect(cmd, e, newDirCmd(e), []string{source})
 		}
 		return run(cmd, []string{source})
 	}
@@ -264,7 +278,7 @@ func newDetectCmd(e env) *cobra.Command {
 func newProtectCmd(e env) *cobra.Command {
 	c := newGitCmd(e)
 	c.Use, c.Short, c.Hidden, c.Aliases = "protect [flags]", "gitleaks protect (deprecated there): use spindle git --pre-commit or --staged", true, nil
-	c.Args = usageArgs(cobra.NoArgs)
+	c.Args = cobra.ArbitraryArgs
 	var source string
 	c.Flags().StringVarP(&source, "source", "s", ".", "the repository")
 	run := c.RunE
@@ -281,34 +295,24 @@ func newProtectCmd(e env) *cobra.Command {
 func redirect(cmd *cobra.Command, e env, to *cobra.Command, args []string) error {
 	var err error
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if err == nil && to.Flags().Lookup(f.Name) != nil {
-			err = to.Flags().Set(f.Name, f.Value.String())
+		t := to.Flags().Lookup(f.Name)
+		if err != nil || t == nil {
+			return
 		}
+		// A list's String is "[a,b]", which Set would take as two
+		// values "[a" and "b]": lists are copied as lists.
+		if from, ok := f.Value.(pflag.SliceValue); ok {
+			if dst, ok := t.Value.(pflag.SliceValue); ok {
+				err = dst.Replace(from.GetSlice())
+				t.Changed = true
+				return
+			}
+		}
+		err = to.Flags().Set(f.Name, f.Value.String())
 	})
 	if err != nil {
 		return &usageError{cmd: cmd, err: err}
 	}
 	to.SetContext(cmd.Context())
 	return to.RunE(to, args)
-}
-
-// isDropIn reports whether c is one of the gitleaks drop-ins.
-func isDropIn(c *cobra.Command) bool {
-	return c != nil && c.Annotations[dropInAnnotation] != ""
-}
-
-// dropInExit is the exit status gitleaks gives where spindle's commands
-// give code: an unknown (long) flag is 126, any other error 1, an unknown
-// shorthand flag included, as gitleaks tells them apart by the message.
-func dropInExit(code int, err error) int {
-	if code != exitError {
-		return code
-	}
-	var usage *usageError
-	if errors.As(err, &usage) {
-		if strings.HasPrefix(usage.err.Error(), "unknown flag") {
-			return 126
-		}
-	}
-	return 1
 }

@@ -80,6 +80,9 @@ func checkHookGatesCommits(t *testing.T, repo string, env []string) {
 	if strings.Contains(out, "clean.txt") {
 		t.Errorf("the report names clean.txt, which has no secret:\n%s", out)
 	}
+	if strings.Contains(out, token(41)) || !strings.Contains(out, "REDACTED") {
+		t.Errorf("the hook printed the secret (gitleaks' hook redacts):\n%s", out)
+	}
 
 	if code, out := preCommit(t, repo, env, "pre-commit", "install"); code != 0 {
 		t.Fatalf("pre-commit install: exit %d\n%s", code, out)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -257,6 +258,9 @@ func TestReadmeSectionsYAMLIsValid(t *testing.T) {
 			checked["pre-commit"] = true
 			if r.Repo == "" || r.Rev == "" || len(r.Hooks) == 0 {
 				t.Errorf("%s: a pre-commit repo needs repo, rev and hooks", name)
+			}
+			if !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(r.Rev) {
+				t.Errorf("%s: rev %q: pin a release tag (pre-commit warns of a mutable reference such as a branch)", name, r.Rev)
 			}
 			for _, h := range r.Hooks {
 				if !slices.ContainsFunc(hooks, func(d struct {

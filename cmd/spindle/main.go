@@ -2,32 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-)
-
-// Exit codes. They are the command's contract with scripts and CI, and the
-// same as gitleaks' where gitleaks has one (0 clean, 1 leaks found), except
-// that spindle's own commands keep errors apart from findings: a CI job must
-// not read "the config is broken" as "a secret leaked", nor the reverse.
-// The gitleaks drop-ins (dir, git, stdin) exit as gitleaks does instead: 1
-// on any error, 126 for an unknown flag (see dropInExit); a job that must
-// tell an error from a finding there gives --exit-code another value.
-const (
-	exitClean       = 0   // nothing found
-	exitFindings    = 1   // findings reported (--exit-code changes it)
-	exitError       = 2   // bad flag, bad config or rule, unreadable input, I/O error; --strict warnings
-	exitInterrupted = 130 // SIGINT or SIGTERM: 128 + SIGINT, as shells report it
-	exitBrokenPipe  = 141 // the report's reader went away (spindle scan | head): 128 + SIGPIPE
 )
 
 // exitGrace is how long an interrupted command has to stop on its own
@@ -98,26 +81,6 @@ func newEnv(stdin io.Reader, stdout, stderr *os.File) env {
 	return e
 }
 
-// exitCodeError carries the process exit status a command wants, with the
-// error to print (nil: print nothing, the command has already said it all).
-type exitCodeError struct {
-	code int
-	err  error
-}
-
-func (e *exitCodeError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitCodeError) Unwrap() error { return e.err }
-
-// exitWith returns an error that makes run exit with code after printing
-// err (if not nil).
-func exitWith(code int, err error) error { return &exitCodeError{code: code, err: err} }
-
 // usageError marks a mistake in the command line: it is printed with a
 // pointer to --help.
 type usageError struct {
@@ -128,44 +91,13 @@ type usageError struct {
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
-// run executes the command line args and returns the exit status. Every
-// error is printed here, once, as "spindle: message", so that each failure
-// mode produces exactly one line a user can act on.
+// run executes the command line args and returns the exit status
+// (exitStatus prints the error, if any, and decides it).
 func run(ctx context.Context, e env, args []string) int {
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
-	code := exitStatus(ctx, e, err)
-	if isDropIn(cmd) {
-		return dropInExit(code, err)
-	}
-	return code
-}
-
-// exitStatus prints err and returns the exit status it means.
-func exitStatus(ctx context.Context, e env, err error) int {
-	if err == nil {
-		return exitClean
-	}
-	var usage *usageError
-	var coded *exitCodeError
-	switch {
-	case errors.As(err, &coded):
-		if coded.err != nil {
-			fmt.Fprintf(e.stderr, "spindle: %v\n", coded.err)
-		}
-		return coded.code
-	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		fmt.Fprintln(e.stderr, "spindle: interrupted")
-		return exitInterrupted
-	case errors.As(err, &usage):
-		fmt.Fprintf(e.stderr, "spindle: %v\nRun '%s --help' for usage.\n", usage.err, usage.cmd.CommandPath())
-		return exitError
-	default:
-		// Cobra's unknown-command error ends in blank lines.
-		fmt.Fprintf(e.stderr, "spindle: %s\n", strings.TrimRight(err.Error(), "\n"))
-		return exitError
-	}
+	return exitStatus(ctx, e, cmd, err)
 }
 
 // newRootCmd builds the command tree. Cobra's own error and usage printing

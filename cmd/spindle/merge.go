@@ -147,7 +147,7 @@ func runMerge(c *cobra.Command, e env, o mergeOptions, paths []string) error {
 		sum.WriteText(e.stderr)
 	}
 	if sum.Findings > 0 {
-		return exitWith(o.exitCode, nil)
+		return leaksFound(o.exitCode)
 	}
 	return nil
 }

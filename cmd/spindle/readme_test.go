@@ -171,7 +171,7 @@ var readmeCommands = map[string]func(t *testing.T){
 			t.Errorf("exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
 		}
 	},
-	"exec spindle git --pre-commit --staged --verbose": func(t *testing.T) {
+	"exec spindle git --pre-commit --redact --staged --verbose": func(t *testing.T) {
 		// The hook as the README shows it, in a repository's hooks.
 		var hook string
 		for _, b := range codeBlocks(readme(t), "sh") {
@@ -195,6 +195,8 @@ var readmeCommands = map[string]func(t *testing.T){
 		gitIn(t, dir, "add", "leak.env")
 		if r := runLine(t, dir, "git commit -qm leak"); r.code == 0 || !strings.Contains(r.stdout+r.stderr, "File:        leak.env") {
 			t.Errorf("a commit of a secret: exit %d, want a failure naming leak.env\n%s%s", r.code, r.stdout, r.stderr)
+		} else if strings.Contains(r.stdout+r.stderr, token(9)) || !strings.Contains(r.stdout, "REDACTED") {
+			t.Errorf("the hook printed the secret, or nothing redacted, as gitleaks' hook does not:\n%s%s", r.stdout, r.stderr)
 		}
 		gitIn(t, dir, "reset", "-q", "leak.env")
 		gitIn(t, dir, "add", "ok.txt")

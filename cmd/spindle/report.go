@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -109,6 +111,17 @@ func loadInputs(con *console, o scanOptions, job scanJob) (*scanInputs, error) {
 	cfg, cfgPath, err := loadRules(job.configRoot, o)
 	if err != nil {
 		return nil, err
+	}
+	if o.dropIn {
+		for _, line := range o.debug {
+			con.log(levelDebug, line)
+		}
+		for _, line := range configDebug(o, job, cfgPath, cfg) {
+			con.log(levelDebug, line)
+		}
+		if len(o.enableRules) > 0 {
+			con.log(levelInfo, "Overriding enabled rules: "+strings.Join(o.enableRules, ", "))
+		}
 	}
 	if !o.quiet {
 		for _, w := range cfg.Warnings {
@@ -302,8 +315,24 @@ func execute(c *cobra.Command, o scanOptions, in *scanInputs, out *scanOutputs, 
 		},
 		OnWarning: res.warns.print,
 	}
+	if o.dropIn {
+		// gitleaks' warning for each file --max-target-megabytes skips,
+		// in its words.
+		opts.OnSkip = func(path, reason string, size int64) {
+			if reason == scan.SkipSize {
+				con.log(levelWarn, fmt.Sprintf("skipping file: too large max_size=%dMB, size=%dMB path=%s", o.maxFileSize.bytes/1_000_000, size/1_000_000, path))
+			}
+		}
+		con.log(levelDebug, fmt.Sprintf("scanning: %s, %d workers", job.scanned, o.workers))
+	}
 	res.st, res.scanErr = job.run(ctx, opts)
 	res.elapsed = time.Since(start)
+	if o.dropIn {
+		ph := res.st.Phases
+		con.log(levelDebug, fmt.Sprintf("phases: enumerate %v (%d tasks), fetch %v (%d), scan %v (%d), CPU time summed over workers; %v in all",
+			ph.Enumerate.Busy.Round(time.Millisecond), ph.Enumerate.Tasks, ph.Fetch.Busy.Round(time.Millisecond), ph.Fetch.Tasks,
+			ph.Scan.Busy.Round(time.Millisecond), ph.Scan.Tasks, res.elapsed.Round(time.Millisecond)))
+	}
 	// A stop is told by the contexts, not by the scan's error: a read the
 	// stop cut short may have ended as a warning, and the scan "completed"
 	// without what that read would have returned.
@@ -361,7 +390,7 @@ func finish(e env, o scanOptions, job scanJob, con *console, out *scanOutputs, r
 	case o.strict && res.st.Lost > 0:
 		return exitWith(exitError, fmt.Errorf("failing on %s that lost data (--strict)", plural(res.st.Lost, "warning", "warnings")))
 	case res.st.Findings > 0:
-		return exitWith(o.exitCode, nil)
+		return leaksFound(o.exitCode)
 	}
 	return nil
 }
@@ -443,21 +472,62 @@ func ruleMeta(infos []rules.RuleInfo) []report.RuleMeta {
 	return out
 }
 
+// configDebug is what the drop-ins say at -l debug of the config they
+// chose, gitleaks' lines first (the same words), then the rules it holds
+// by catalog, which gitleaks does not say.
+func configDebug(o scanOptions, job scanJob, path string, cfg *rules.Config) []string {
+	gitleaksPath := filepath.Join(job.configRoot, ".gitleaks.toml")
+	var lines []string
+	switch {
+	case o.configFrom == "--config":
+		lines = append(lines, fmt.Sprintf("using gitleaks config %s from `--config`", o.config))
+	case o.configFrom == "GITLEAKS_CONFIG":
+		lines = append(lines, "using gitleaks config from GITLEAKS_CONFIG env var: "+o.config)
+	case o.configFrom == "GITLEAKS_CONFIG_TOML":
+		lines = append(lines, "using gitleaks config from GITLEAKS_CONFIG_TOML env var content")
+	case path != "":
+		lines = append(lines, fmt.Sprintf("using existing gitleaks config %s from `(--source)/.gitleaks.toml`", path))
+	case job.configRoot == "":
+		lines = append(lines, fmt.Sprintf("unable to load gitleaks config from %s since --source=%s is a file, using default config",
+			filepath.Join(job.source, ".gitleaks.toml"), job.source))
+	default:
+		lines = append(lines, fmt.Sprintf("no gitleaks config found in path %s, using default gitleaks config", gitleaksPath))
+	}
+	switch {
+	case cfg.Extend.UseDefault:
+		lines = append(lines, "extending config with default config")
+	case cfg.Extend.Path != "":
+		lines = append(lines, "extending config with "+cfg.Extend.Path)
+	}
+	count := map[rules.Provenance]int{}
+	for _, r := range cfg.Rules {
+		count[r.From]++
+	}
+	line := fmt.Sprintf("rules: %d: %d of gitleaks %s defaults, %d of spindle's own, %d of the config", len(cfg.Rules),
+		count[rules.FromGitleaks], rules.GitleaksVersion, count[rules.FromSpindle], count[rules.FromConfig])
+	if !o.spindleRules && count[rules.FromSpindle] == 0 {
+		line += " (--spindle-rules, or [extend] useSpindleRules = true, adds spindle's own)"
+	}
+	return append(lines, line)
+}
+
 // loadRules finds the rules a scan uses: --config, else (for the
 // gitleaks-compatible commands) a config's text from GITLEAKS_CONFIG_TOML,
-// else .gitleaks.toml at root, else the built-in set; then keeps only the
-// rules --enable-rule names, if any. It returns the config's file, which
-// the scan leaves out.
+// else .gitleaks.toml at root, else the built-in set (o.builtin: gitleaks'
+// defaults alone in the drop-ins, with spindle's own in spindle scan, as
+// --spindle-rules says); then keeps only the rules --enable-rule names, if
+// any. It returns the config's file, which the scan leaves out.
 func loadRules(root string, o scanOptions) (*rules.Config, string, error) {
 	var (
 		cfg  *rules.Config
 		path string
 		err  error
 	)
+	builtin := o.builtin()
 	if o.config == "" && o.configTOML != "" {
-		cfg, err = rules.Parse([]byte(o.configTOML), "GITLEAKS_CONFIG_TOML")
+		cfg, err = rules.ParseWith([]byte(o.configTOML), "GITLEAKS_CONFIG_TOML", builtin)
 	} else {
-		cfg, path, err = rules.Find(root, o.config)
+		cfg, path, err = rules.FindWith(root, o.config, builtin)
 	}
 	if err != nil {
 		return nil, "", err

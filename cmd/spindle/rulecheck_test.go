@@ -190,7 +190,7 @@ func TestRulesSaysWhereEachRuleComesFrom(t *testing.T) {
 	dir := t.TempDir()
 	var out, errOut strings.Builder
 	e := env{stdout: &out, stderr: &errOut}
-	if err := runRules(e, rulesOptions{}, []string{dir}); err != nil {
+	if err := runRules(e, rulesOptions{spindleRules: true}, []string{dir}); err != nil {
 		t.Fatal(err)
 	}
 	from := func() map[string]string {
@@ -221,10 +221,22 @@ func TestRulesSaysWhereEachRuleComesFrom(t *testing.T) {
 	}
 	out.Reset()
 	errOut.Reset()
-	if err := runRules(e, rulesOptions{config: cfgPath}, []string{dir}); err != nil {
+	if err := runRules(e, rulesOptions{config: cfgPath, spindleRules: true}, []string{dir}); err != nil {
 		t.Fatal(err)
 	}
 	if m := from(); m["team-token"] != "config" || m["github-pat"] != "gitleaks "+rules.GitleaksVersion || !strings.Contains(errOut.String(), ", 1 config)") {
 		t.Errorf("a config's own rule is not labelled config:\n%s\n%s", out.String(), errOut.String())
+	}
+	// --spindle-rules=false: the drop-ins' rules, gitleaks' alone, for the
+	// built-in set and for a config that extends it.
+	for _, o := range []rulesOptions{{}, {config: cfgPath}} {
+		out.Reset()
+		errOut.Reset()
+		if err := runRules(e, o, []string{dir}); err != nil {
+			t.Fatal(err)
+		}
+		if m := from(); m["github-pat"] != "gitleaks "+rules.GitleaksVersion || m["netrc-password"] != "" {
+			t.Errorf("config %q without spindle's rules: github-pat from %q, netrc-password from %q", o.config, m["github-pat"], m["netrc-password"])
+		}
 	}
 }

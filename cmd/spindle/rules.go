@@ -11,8 +11,9 @@ import (
 )
 
 type rulesOptions struct {
-	config string
-	check  bool
+	config       string
+	check        bool
+	spindleRules bool
 }
 
 func newRulesCmd(e env) *cobra.Command {
@@ -30,6 +31,10 @@ The built-in rules are gitleaks' default config, taken from the gitleaks Go
 module (SOURCE "gitleaks v8.x.y"), then spindle's own rules for kinds of
 secret gitleaks' rules miss (SOURCE "spindle"); a config's own rules say
 "config". A config with [extend] useDefault = true builds on both.
+spindle scan runs both; the gitleaks drop-ins (dir, git, stdin, detect,
+protect) run gitleaks' defaults alone unless given --spindle-rules, so
+--spindle-rules=false lists what they run. A config's [extend]
+useSpindleRules = true or false decides for it in every command.
 
 --check tests each rule end to end. A rule with examples must report each
 example and none of its negatives (a negative may be reported tagged
@@ -44,6 +49,7 @@ everything. It exits 1 if a rule fails.`,
 		Example: `  spindle rules                          # the rules 'spindle scan .' uses
   spindle rules -c .gitleaks.toml        # validate a config
   spindle rules --check                  # test the built-in rules
+  spindle rules --spindle-rules=false    # the rules 'spindle dir .' uses
   spindle rules --check -c my.toml       # test a config's rules`,
 		Args: usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -51,6 +57,7 @@ everything. It exits 1 if a rule fails.`,
 		},
 	}
 	c.Flags().StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: PATH/.gitleaks.toml, else built-in rules)")
+	c.Flags().BoolVar(&o.spindleRules, "spindle-rules", true, "the built-in rules include spindle's own, as in spindle scan (=false: gitleaks' defaults alone, as in the drop-ins)")
 	c.Flags().BoolVar(&o.check, "check", false, "test each rule on its examples, or on samples generated from its own regex")
 	c.MarkFlagFilename("config", "toml")
 	return c
@@ -61,7 +68,11 @@ func runRules(e env, o rulesOptions, args []string) error {
 	if len(args) == 1 {
 		root = args[0]
 	}
-	cfg, source, err := rules.Find(root, o.config)
+	builtin := rules.WithSpindle
+	if !o.spindleRules {
+		builtin = rules.GitleaksOnly
+	}
+	cfg, source, err := rules.FindWith(root, o.config, builtin)
 	if err != nil {
 		return exitWith(exitError, err)
 	}

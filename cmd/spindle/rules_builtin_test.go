@@ -64,6 +64,16 @@ func readGLFindings(t *testing.T, path string) []glFinding {
 	return out
 }
 
+// keysOf is the sorted keys of fs, with each one's fingerprint.
+func keysOf(fs []glFinding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.key() + "|" + f.Fingerprint
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (f glFinding) key() string {
 	return strings.Join([]string{f.Commit, f.File, strconv.Itoa(f.StartLine), f.RuleID, f.Secret}, "|")
 }
@@ -112,7 +122,7 @@ func TestBuiltinRulesAgainstGitleaksOnItsExamples(t *testing.T) {
 	work := t.TempDir()
 	writeGitleaksExamples(t, filepath.Join(work, "ex"), 0)
 	runGitleaks(t, gl, work, "dir", "--no-banner", "--report-format", "json", "--report-path", "gl.json", "ex")
-	if r := invoke(t, work, "dir", "--report-format", "json", "--report-path", "sp.json", "ex"); r.code != 1 {
+	if r := invoke(t, work, "dir", "--spindle-rules", "--report-format", "json", "--report-path", "sp.json", "ex"); r.code != 1 {
 		t.Fatalf("spindle dir: exit %d\n%s", r.code, r.stderr)
 	}
 	glF, spF := readGLFindings(t, filepath.Join(work, "gl.json")), readGLFindings(t, filepath.Join(work, "sp.json"))
@@ -157,13 +167,13 @@ func TestBuiltinRulesAgainstGitleaksOnItsExamples(t *testing.T) {
 		}
 		return n
 	}
-	invoke(t, work, "dir", "--report-format", "json", "--report-path", "base.json", "--baseline-path", "gl.json", "ex")
+	invoke(t, work, "dir", "--spindle-rules", "--report-format", "json", "--report-path", "base.json", "--baseline-path", "gl.json", "ex")
 	var fps []string
 	for _, f := range glF {
 		fps = append(fps, f.Fingerprint)
 	}
 	writeTree(t, work, map[string]string{"ex/.gitleaksignore": strings.Join(fps, "\n") + "\n"})
-	invoke(t, work, "dir", "--report-format", "json", "--report-path", "ignore.json", "ex")
+	invoke(t, work, "dir", "--spindle-rules", "--report-format", "json", "--report-path", "ignore.json", "ex")
 	t.Logf("with gitleaks' report as baseline: %d findings, all spindle's; with its fingerprints in .gitleaksignore: %d", onlySpindles("base.json"), onlySpindles("ignore.json"))
 }
 
@@ -188,7 +198,9 @@ func TestBuiltinRulesAgainstGitleaksOnLeakedFiles(t *testing.T) {
 	}
 	work := t.TempDir()
 	runGitleaks(t, gl, filepath.Join(src, "leaked"), "dir", "--no-banner", "--report-format", "json", "--report-path", filepath.Join(work, "gl.json"), ".")
-	invoke(t, filepath.Join(src, "leaked"), "dir", "--report-format", "json", "--report-path", filepath.Join(work, "sp.json"), ".")
+	invoke(t, filepath.Join(src, "leaked"), "dir", "--spindle-rules", "--report-format", "json", "--report-path", filepath.Join(work, "sp.json"), ".")
+	// Without --spindle-rules, the drop-in runs gitleaks' rules alone.
+	invoke(t, filepath.Join(src, "leaked"), "dir", "--report-format", "json", "--report-path", filepath.Join(work, "gl-rules.json"), ".")
 	// A multi-line finding (a .netrc entry over three lines) covers the
 	// line of its password; count by the lines each finding spans.
 	spans := func(report string) int {
@@ -219,6 +231,12 @@ func TestBuiltinRulesAgainstGitleaksOnLeakedFiles(t *testing.T) {
 	}
 	sp, g := spans("sp.json"), spans("gl.json")
 	t.Logf("risk lines found: spindle %d, gitleaks %d, of %d", sp, g, len(risk))
+	if d := spans("gl-rules.json"); d != g {
+		t.Errorf("spindle dir without --spindle-rules finds %d risk lines, gitleaks %d: want the same", d, g)
+	}
+	if g, s := readGLFindings(t, filepath.Join(work, "gl.json")), readGLFindings(t, filepath.Join(work, "gl-rules.json")); len(g) != len(s) {
+		t.Errorf("spindle dir without --spindle-rules: %d findings, gitleaks %d", len(s), len(g))
+	}
 	if g == 0 || sp < 2*g {
 		t.Errorf("spindle finds %d risk lines, gitleaks %d: want at least twice as many", sp, g)
 	}
@@ -298,7 +316,7 @@ func TestBuiltinRulesCarryOverGitleaksHistory(t *testing.T) {
 	from := builtinFrom()
 	check := func(name string, args ...string) {
 		t.Helper()
-		r := invoke(t, work, append([]string{"git", "--report-format", "json", "--report-path", name}, args...)...)
+		r := invoke(t, work, append([]string{"git", "--spindle-rules", "--report-format", "json", "--report-path", name}, args...)...)
 		if r.code > 1 {
 			t.Fatalf("spindle git: exit %d\n%s", r.code, r.stderr)
 		}
@@ -312,6 +330,18 @@ func TestBuiltinRulesCarryOverGitleaksHistory(t *testing.T) {
 		t.Logf("%s: %d findings left, all spindle's (gitleaks found %d)", name, n, len(glF))
 	}
 	check("base.json", "--baseline-path", "gl.json", "repo")
+	// Without --spindle-rules, the drop-in runs gitleaks' rules: with
+	// gitleaks' report as the baseline nothing is new, and it exits 0.
+	if r := invoke(t, work, "git", "--report-format", "json", "--report-path", "nothing.json", "--baseline-path", "gl.json", "repo"); r.code != 0 {
+		t.Errorf("spindle git with gitleaks' report as the baseline: exit %d, want 0\n%s", r.code, r.stderr)
+	} else if n := len(readGLFindings(t, filepath.Join(work, "nothing.json"))); n != 0 {
+		t.Errorf("spindle git with gitleaks' report as the baseline: %d findings, want none", n)
+	}
+	if r := invoke(t, work, "git", "--report-format", "json", "--report-path", "all.json", "repo"); r.code != 1 {
+		t.Errorf("spindle git: exit %d, want 1", r.code)
+	} else if g, s := keysOf(glF), keysOf(readGLFindings(t, filepath.Join(work, "all.json"))); !slices.Equal(g, s) {
+		t.Errorf("spindle git finds %d, gitleaks %d: want the same findings", len(s), len(g))
+	}
 	var fps []string
 	for _, f := range glF {
 		fps = append(fps, f.Fingerprint)

@@ -60,6 +60,8 @@ type scanOptions struct {
 	dropIn        bool         // dir, git or stdin: gitleaks' console and exit codes
 	formats       []formatName // the names -f takes
 	configTOML    string       // a config's text (GITLEAKS_CONFIG_TOML)
+	configFrom    string       // what named the config: --config, GITLEAKS_CONFIG, GITLEAKS_CONFIG_TOML; "" none
+	debug         []string     // debug lines the flags' reading left for the console
 	ignorePaths   []string     // .gitleaksignore files or folders holding one (-i)
 	enableRules   []string     // --enable-rule: only these rules
 	timeout       int          // --timeout seconds; 0: none
@@ -69,7 +71,23 @@ type scanOptions struct {
 	noBanner      bool
 	logLevel      logLevel
 	implausible   bool // --skip-implausible
+	// spindleRules is --spindle-rules: the built-in rules include
+	// spindle's own (spindle scan's default; the drop-ins run gitleaks'
+	// defaults alone unless it is given).
+	spindleRules bool
 }
+
+// builtin is the set the built-in rules are: what runs with no config,
+// and what a config's [extend] useDefault = true builds on.
+func (o *scanOptions) builtin() rules.Builtin {
+	if o.spindleRules {
+		return rules.WithSpindle
+	}
+	return rules.GitleaksOnly
+}
+
+// spindleRulesUsage is --spindle-rules' help, the same in every command.
+const spindleRulesUsage = "run spindle's own rules (for kinds of secret gitleaks' rules miss: .netrc, .pgpass, URLs with passwords, ...) beside gitleaks' defaults, where the built-in rules apply: with no config, or a config whose [extend] has useDefault = true (a config's [extend] useSpindleRules decides for it)"
 
 const scanLong = `scan searches files, directories and the archives inside them for secrets, with
 gitleaks-compatible rules, on every core. Findings go to standard output (or
@@ -129,6 +147,7 @@ func newScanCmd(e env) *cobra.Command {
 	f := c.Flags()
 	f.SortFlags = false
 	f.StringVarP(&o.config, "config", "c", "", "gitleaks-schema rules `FILE` (default: .gitleaks.toml at the top of what is scanned, else built-in rules)")
+	f.BoolVar(&o.spindleRules, "spindle-rules", true, spindleRulesUsage+"; --spindle-rules=false runs gitleaks' defaults alone")
 	f.BoolVar(&o.implausible, "skip-implausible", false, "do not report findings tagged placeholder, checksum:invalid or malformed (reported by default, as gitleaks reports them)")
 	f.StringVarP(&o.format, "format", "f", "text", "report `FORMAT`: "+strings.Join(listed(spindleFormats), ", "))
 	f.StringVar(&o.template, "report-template", "", "a Go text/template `FILE` for the report (implies --format template; gitleaks' templates work)")
@@ -224,9 +243,10 @@ func (o *scanOptions) check() (report.Format, error) {
 		return "", fmt.Errorf("invalid argument %q for \"--decoders\": want all or gitleaks", o.decoders)
 	case o.redact < 0 || o.redact > 100:
 		return "", fmt.Errorf("invalid argument %d for \"--redact\": want a percentage, 0 to 100", o.redact)
-	case o.exitCode < 0 || o.exitCode > 125:
+	case !o.dropIn && (o.exitCode < 0 || o.exitCode > 125):
 		// 126 and up mean "not executable", "not found" and "killed by a
-		// signal" to shells; a finding must not look like one.
+		// signal" to shells; a finding must not look like one. The
+		// drop-ins take any int, as gitleaks does (see exitStatus).
 		return "", fmt.Errorf("invalid argument %d for \"--exit-code\": want 0 to 125", o.exitCode)
 	}
 	if err := o.archive.check(); err != nil {
@@ -309,6 +329,11 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 	}}
 	if !stdin {
 		job.configRoot = configRoot(paths)
+		if st, err := os.Stat(paths[0]); err == nil && !st.IsDir() && o.dropIn {
+			// gitleaks reads no .gitleaks.toml for a file: its
+			// default config, or what --config and its variables name.
+			job.configRoot, job.source = "", paths[0]
+		}
 	}
 	return runReport(c, e, o, format, job)
 }
@@ -317,7 +342,8 @@ func runScan(c *cobra.Command, e env, o scanOptions, paths []string) (err error)
 // are looked for, the scan itself given the options every command sets
 // the same way, and what a shard's report says was scanned.
 type scanJob struct {
-	configRoot string
+	configRoot string // "": no .gitleaks.toml is looked for
+	source     string // a drop-in's file PATH, for its debug line
 	run        func(ctx context.Context, opts scan.Options) (scan.Stats, error)
 	remoteURL  string // the repository's remote, for links in history reports
 	scanned    string // the source, as a shard's report records it

@@ -113,9 +113,15 @@
 // they are whatever the Finding holds (Line holds the Match).
 //
 // Templates receive the sorted findings as gitleaks' templates do, with the
-// functions of the Sprig library that reports use (see templateFuncs), so
-// gitleaks' example templates run unchanged; a template calling a Sprig
-// function left out fails when parsed, naming the function.
+// functions of the Sprig library (github.com/Masterminds/sprig/v3), a
+// dependency chosen because it is what gitleaks gives its templates:
+// the same version, wired as gitleaks wires it (sprig.TxtFuncMap() less
+// env, expandenv and getHostByName, so a template reads neither the
+// environment nor the network). Any template written for gitleaks finds
+// the functions it calls with their exact behaviour, and gitleaks'
+// report_templates render byte for byte as gitleaks renders them (the
+// tests compare); writing the functions here would drift from Sprig with
+// every template that uses one more of them.
 //
 // # Reading reports back
 //

@@ -12,10 +12,9 @@ import (
 // text/template executed once, at Close, over the sorted findings. The data
 // is what gitleaks passes its templates, a list of findings with gitleaks'
 // field names (RuleID, StartLine, File, Commit, Link, ...; see
-// gitleaksFinding), and the functions are the common part of the Sprig
-// library gitleaks adds (see templateFuncs), so a template written for
-// gitleaks runs unchanged unless it calls a Sprig function left out here,
-// which fails when the template is parsed, naming the function.
+// gitleaksFinding), and the functions are the Sprig library's, as gitleaks
+// adds them (see templateFuncs), so a template written for gitleaks runs
+// unchanged.
 //
 // A template may index or count the findings, so this format, alone among
 // the sorted ones, holds every finding in memory until Close.

@@ -69,11 +69,41 @@ var gitleaksChecks = map[string]string{
 	"jwt-base64":       "base64-jwt",
 }
 
+// Builtin says which rules "the built-in rules" are: what a scan with no
+// config runs, and what a config's [extend] useDefault = true builds on.
+// A config decides for itself with [extend] useSpindleRules (spindle's
+// key; gitleaks ignores it): true adds spindle's own rules to what it
+// extends, false leaves them out, whatever the Builtin.
+type Builtin uint8
+
+const (
+	// WithSpindle is gitleaks' default config followed by spindle's own
+	// rules: Default, and what spindle scan runs.
+	WithSpindle Builtin = iota
+	// GitleaksOnly is gitleaks' default config alone, as gitleaks runs
+	// it: the same rule ids, findings and fingerprints. The gitleaks
+	// drop-ins (spindle dir, git, stdin) run it unless asked for
+	// spindle's rules.
+	GitleaksOnly
+)
+
+// String names the set as help and logs do.
+func (b Builtin) String() string {
+	if b == GitleaksOnly {
+		return "gitleaks " + GitleaksVersion + " defaults"
+	}
+	return "gitleaks " + GitleaksVersion + " defaults and spindle's own"
+}
+
 // Default returns the built-in rules: gitleaks' default config, then
-// spindle's own rules. It panics if they do not load, which the package's
-// tests rule out.
-func Default() *Config {
-	cfg, _, err := builtinLevel()
+// spindle's own rules (DefaultOf(WithSpindle)). It panics if they do not
+// load, which the package's tests rule out.
+func Default() *Config { return DefaultOf(WithSpindle) }
+
+// DefaultOf returns the built-in rules that b names. It panics if they do
+// not load, which the package's tests rule out.
+func DefaultOf(b Builtin) *Config {
+	cfg, _, err := builtinLevel(true, b == WithSpindle)
 	if err != nil {
 		panic(err)
 	}
@@ -81,7 +111,8 @@ func Default() *Config {
 }
 
 // builtinLevel builds the built-in rules, with the origin of each rule
-// for error messages, as parseLevel returns a file of an extend chain.
+// for error messages, as parseLevel returns a file of an extend chain:
+// gitleaks' rules if gitleaks, spindle's if spindle.
 //
 // gitleaks' rules come first, in its order, each with the check
 // gitleaksChecks names (else "placeholder"). Spindle's rules follow; its
@@ -94,17 +125,31 @@ func Default() *Config {
 // leaves checking each rule to whatever uses them: Compile, or the config
 // that extends them. Checking them here too would parse every regex once
 // more for each scan; the package's tests compile the built-in rules.
-func builtinLevel() (*Config, map[string]origin, error) {
-	gl, glOrigins, err := parseLevel(&files{}, []byte(gitleaksconfig.DefaultConfig), "", 1)
-	if err != nil {
-		return nil, nil, fmt.Errorf("gitleaks %s default config: %w", GitleaksVersion, err)
+func builtinLevel(gitleaks, spindle bool) (*Config, map[string]origin, error) {
+	gl, glOrigins := &Config{}, map[string]origin{}
+	if gitleaks {
+		var err error
+		gl, glOrigins, err = parseLevel(&files{}, []byte(gitleaksconfig.DefaultConfig), "", 1)
+		if err != nil {
+			return nil, nil, fmt.Errorf("gitleaks %s default config: %w", GitleaksVersion, err)
+		}
 	}
-	own, ownOrigins, err := parseLevel(&files{}, spindleTOML, "", 1)
-	if err != nil {
-		return nil, nil, err
+	own, ownOrigins := &Config{}, map[string]origin{}
+	if spindle {
+		var err error
+		if own, ownOrigins, err = parseLevel(&files{}, spindleTOML, "", 1); err != nil {
+			return nil, nil, err
+		}
+	}
+	title := "built-in rules: " + WithSpindle.String()
+	switch {
+	case !spindle:
+		title = "built-in rules: " + GitleaksOnly.String()
+	case !gitleaks:
+		title = "built-in rules: spindle's own"
 	}
 	cfg := &Config{
-		Title:       "built-in rules: gitleaks " + GitleaksVersion + " defaults and spindle's own",
+		Title:       title,
 		Description: gl.Description,
 		MinVersion:  gl.MinVersion,
 		Origin:      BuiltIn,

@@ -49,8 +49,12 @@ type Config struct {
 // file, minus DisabledRules.
 type Extend struct {
 	Path          string // another config file, relative to this one's directory
-	UseDefault    bool   // the built-in rules
+	UseDefault    bool   // the built-in rules (which: Builtin)
 	DisabledRules []string
+	// UseSpindleRules is spindle's key (gitleaks ignores it): true adds
+	// spindle's own rules to what the config extends, false leaves them
+	// out; nil, as the loader's Builtin says (with UseDefault only).
+	UseSpindleRules *bool
 }
 
 // Rule is one [[rules]] entry.
@@ -178,7 +182,13 @@ const maxExtendDepth = 2
 // document is trusted (Origin Explicit): its [extend] path may name any
 // regular file.
 func Parse(data []byte, source string) (*Config, error) {
-	cfg, _, err := parseLevel(&files{}, data, source, 0)
+	return ParseWith(data, source, WithSpindle)
+}
+
+// ParseWith is Parse with [extend] useDefault = true naming the built-in
+// rules b.
+func ParseWith(data []byte, source string, b Builtin) (*Config, error) {
+	cfg, _, err := parseLevel(&files{builtin: b}, data, source, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -189,12 +199,14 @@ func Parse(data []byte, source string) (*Config, error) {
 // LoadFile reads and parses the config file at path, which the caller
 // chose (Origin Explicit): it and every file it extends must be regular
 // files of at most 1 MiB, and its [extend] path may name any file.
-func LoadFile(path string) (*Config, error) {
+func LoadFile(path string) (*Config, error) { return loadFile(path, WithSpindle) }
+
+func loadFile(path string, b Builtin) (*Config, error) {
 	data, err := (&files{}).read(path)
 	if err != nil {
 		return nil, &ConfigError{File: path, Problem: "cannot read config: " + errText(err), Err: err}
 	}
-	return Parse(data, path)
+	return ParseWith(data, path, b)
 }
 
 func errText(err error) string {
@@ -216,25 +228,34 @@ func errText(err error) string {
 // resolved, and be regular files of at most 1 MiB. Anything else there
 // (a directory, a FIFO, a link out of the tree) is an error, not a
 // reason to fall back to the built-in rules.
+//
+// The built-in rules are gitleaks' defaults and spindle's own (WithSpindle);
+// FindWith chooses.
 func Find(root, explicit string) (*Config, string, error) {
+	return FindWith(root, explicit, WithSpindle)
+}
+
+// FindWith is Find with b as the built-in rules: what it returns when no
+// config is found, and what a config's [extend] useDefault = true names.
+func FindWith(root, explicit string, b Builtin) (*Config, string, error) {
 	if explicit != "" {
-		cfg, err := LoadFile(explicit)
+		cfg, err := loadFile(explicit, b)
 		return cfg, explicit, err
 	}
 	if root != "" {
 		const name = ".gitleaks.toml"
 		p := filepath.Join(root, name)
 		if _, err := os.Lstat(p); err == nil {
-			cfg, err := loadFromTree(root, name)
+			cfg, err := loadFromTree(root, name, b)
 			return cfg, p, err
 		}
 	}
-	return Default(), "", nil
+	return DefaultOf(b), "", nil
 }
 
 // loadFromTree loads the config at name, a path inside root, confined to
 // root (see Find).
-func loadFromTree(root, name string) (*Config, error) {
+func loadFromTree(root, name string, b Builtin) (*Config, error) {
 	source := filepath.Join(root, name)
 	fail := func(err error) (*Config, error) {
 		return nil, &ConfigError{File: source, Problem: "cannot read config: " + errText(err), Err: err}
@@ -248,7 +269,7 @@ func loadFromTree(root, name string) (*Config, error) {
 		return fail(err)
 	}
 	defer r.Close()
-	f := &files{root: r, dir: root, real: resolved}
+	f := &files{root: r, dir: root, real: resolved, builtin: b}
 	data, err := f.read(name)
 	if err != nil {
 		return fail(err)

@@ -54,7 +54,17 @@ func parseLevel(src *files, data []byte, source string, depth int) (*Config, map
 	if ext.Path != "" && ext.UseDefault {
 		return nil, nil, doc.errAt(doc.loc.find(tableExtend, -1, "", -1, "path"), "", "extend: path and useDefault cannot both be set")
 	}
-	if ext.Path != "" || ext.UseDefault {
+	// spindle's own rules join the base when the config says so with
+	// useSpindleRules, else when it extends the built-in rules and those
+	// include them (src.builtin).
+	spindle := ext.UseDefault && src.builtin == WithSpindle
+	if ext.UseSpindleRules != nil {
+		spindle = *ext.UseSpindleRules
+	}
+	if ext.Path != "" && spindle {
+		return nil, nil, doc.errAt(doc.loc.find(tableExtend, -1, "", -1, "usespindlerules"), "", "extend: path and useSpindleRules = true cannot both be set (extend the file, and let it extend the built-in rules)")
+	}
+	if ext.Path != "" || ext.UseDefault || spindle {
 		if depth >= maxExtendDepth {
 			return nil, nil, doc.errAt(doc.loc.find(tableExtend, -1, "", -1, ""), "",
 				fmt.Sprintf("extend: chain longer than %d links", maxExtendDepth))
@@ -64,8 +74,8 @@ func parseLevel(src *files, data []byte, source string, depth int) (*Config, map
 			baseOrigins map[string]origin
 		)
 		baseName := "the built-in rules"
-		if ext.UseDefault {
-			base, baseOrigins, err = builtinLevel()
+		if ext.UseDefault || spindle {
+			base, baseOrigins, err = builtinLevel(ext.UseDefault, spindle)
 		} else {
 			base, baseOrigins, err = doc.readExtended(src, depth)
 		}
@@ -84,7 +94,7 @@ func parseLevel(src *files, data []byte, source string, depth int) (*Config, map
 		if p := countProblem(cfg); p != "" {
 			return nil, nil, &ConfigError{File: source, Problem: p}
 		}
-		if ext.Path != "" || ext.UseDefault {
+		if ext.Path != "" || ext.UseDefault || spindle {
 			doc.dropUnmetRequirements()
 		}
 		ids := make(map[string]bool, len(cfg.Rules))
@@ -399,6 +409,11 @@ func (d *document) extend(v any) error {
 			e.UseDefault, err = asBool(t[k])
 		case "disabledrules":
 			e.DisabledRules, err = asStrings(t[k])
+		case "usespindlerules":
+			var b bool
+			if b, err = asBool(t[k]); err == "" {
+				e.UseSpindleRules = &b
+			}
 		case "url":
 			err = "extending from a URL is not supported"
 		default:

@@ -82,6 +82,16 @@
 // [extend] useDefault = true and disabledRules work on this catalog as
 // they do on gitleaks' (the figures are in BENCHMARKS.md and the tests).
 //
+// Which built-in rules a load means is the caller's choice (Builtin):
+// Default, Find, Parse and LoadFile take both catalogs (WithSpindle,
+// spindle scan's); DefaultOf, FindWith and ParseWith take a Builtin, and
+// GitleaksOnly is gitleaks' default config alone, as the gitleaks drop-ins
+// run it, so that their rule ids, findings and exit status are gitleaks'.
+// [extend] useDefault = true names the chosen set; spindle's own key
+// [extend] useSpindleRules (gitleaks ignores it) decides for a config
+// either way: true adds spindle's rules to what it extends (alone, without
+// useDefault), false leaves them out.
+//
 // Checks tag, they do not drop. The built-in rules give gitleaks' rules
 // checks (gitleaksChecks): GitHub's and npm's CRC-32 (github-pat,
 // github-oauth, github-app-token, npm-access-token), Bech32 (age-secret-key),

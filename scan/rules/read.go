@@ -89,6 +89,9 @@ type files struct {
 	root *os.Root // opened at real
 	dir  string   // the root's directory as the caller spelled it, for names
 	real string   // that directory with symbolic links resolved
+	// builtin is what [extend] useDefault names in every file of the
+	// chain: the built-in rules with or without spindle's own.
+	builtin Builtin
 }
 
 // name returns the path a message uses for rel, a path inside the root.
