@@ -121,7 +121,6 @@ func viaRec(r recFrame, f func(recFrame)) { f(r) }
 
 func viaJoin(r recFrame, f func(recFrame) unsafe.Pointer) unsafe.Pointer { return f(r) }
 
-
 // Recurse runs fn(r, in) on the calling goroutine as the root of a
 // fork/join computation, as Call does, with a Rec for fn: r.Fork forks
 // calls of fn itself.
