@@ -56,8 +56,9 @@ type Rec[In, Out any] struct {
 	self recFrame
 	// jobs[d] is the promoted job of fork d, for d < lim.
 	jobs []*recJob[In, Out]
-	slot int  // r's slot in t.slots while it runs
-	busy bool // running: not reusable
+	none result[Out] // the slow path's answer when nobody took the fork
+	slot int         // r's slot in t.slots while it runs
+	busy bool        // running: not reusable
 	_    pad
 }
 
@@ -96,10 +97,17 @@ func (r *Rec[In, Out]) Join() (out Out, taken bool) {
 		r.w = w
 		return
 	}
-	if p := viaJoin(r.self, recFrame.joinPromoted); p != nil {
-		return *(*Out)(p), true
-	}
-	return
+	res := (*result[Out])(viaJoin(r.self, recFrame.joinPromoted))
+	return res.out, res.taken
+}
+
+// result is what Join's slow path returns: the output of a taken fork, or
+// the zero value and false. One pointer for both keeps the slow path a
+// single edge into the caller's test of taken, which the compiler then
+// skips on the fast path.
+type result[Out any] struct {
+	out   Out
+	taken bool
 }
 
 // Tick is the heartbeat check, as Task.Tick: call it in long loops that
@@ -232,9 +240,9 @@ func (r *Rec[In, Out]) joinPromoted() unsafe.Pointer {
 		panic(pv)
 	}
 	if !taken {
-		return nil
+		return unsafe.Pointer(&r.none)
 	}
-	return unsafe.Pointer(&j.out)
+	return unsafe.Pointer(&j.result)
 }
 
 // offer promotes r's oldest fork not promoted yet. r stays where it is on
@@ -284,9 +292,12 @@ func (r *Rec[In, Out]) scrub() {
 // the worker that took it.
 type recJob[In, Out any] struct {
 	header
-	fn  func(*Rec[In, Out], In) Out
-	in  In
-	out Out
+	fn func(*Rec[In, Out], In) Out
+	in In
+	result[Out]
 }
 
-func (j *recJob[In, Out]) execute(t *Task) { j.out = RecurseTask(t, j.fn, j.in) }
+func (j *recJob[In, Out]) execute(t *Task) {
+	j.out = RecurseTask(t, j.fn, j.in)
+	j.taken = true
+}
