@@ -205,6 +205,9 @@ func (r *Rec[In, Out]) beatRec() {
 		panic("fork: internal error: Rec stack overflow")
 	}
 	r.t.beat()
+	// The Task's period may grow past what a Rec uses; capped, it stays
+	// right for the Task's own countdown when the Rec returns.
+	r.t.period = min(r.t.period, recMaxPeriod)
 	r.rearm()
 }
 
