@@ -70,6 +70,23 @@ func benchTree(b *testing.B, size int) {
 			perItem(b, size, "ns/node")
 		})
 	}
+	for _, workers := range []int{1, 2} {
+		run := "run=rec-1worker"
+		if workers > 1 {
+			run = fmt.Sprintf("run=rec-%dworkers", workers)
+		}
+		b.Run(run, func(b *testing.B) {
+			p := fork.NewPool(fork.Config{Workers: workers})
+			defer p.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := fork.Recurse(p, sumRec, root); got != want {
+					b.Fatalf("sum = %d, want %d", got, want)
+				}
+			}
+			perItem(b, size, "ns/node")
+		})
+	}
 }
 
 // mix is a cheap per-element computation (a few nanoseconds): the body of

@@ -156,3 +156,75 @@ func ExampleTask_Tick() {
 	fmt.Println(total)
 	// Output: 5999994
 }
+
+// SumRec is Sum with a Rec: the cheapest fork, for a function that forks
+// calls of itself.
+func SumRec(r *fork.Rec[*Node, int], n *Node) int {
+	if n == nil {
+		return 0
+	}
+	r.Fork(n.Right)
+	s := n.Val + SumRec(r, n.Left)
+	right, ok := r.Join()
+	if !ok {
+		right = SumRec(r, n.Right) // nobody took the fork: call it here
+	}
+	return s + right
+}
+
+func ExampleRecurse() {
+	p := fork.NewPool(fork.Config{})
+	defer p.Close()
+	fmt.Println(fork.Recurse(p, SumRec, build(1, 1000)))
+	// Output: 500500
+}
+
+// Forks pair with joins like calls with returns: a function may have
+// several forks outstanding, and joins them newest first.
+func ExampleRec_Join() {
+	p := fork.NewPool(fork.Config{})
+	defer p.Close()
+	// count returns how many of the numbers in [lo, hi) are prime, forking
+	// the upper three quarters of the range in three pieces.
+	var count func(r *fork.Rec[[2]int, int], span [2]int) int
+	count = func(r *fork.Rec[[2]int, int], span [2]int) int {
+		lo, hi := span[0], span[1]
+		if hi-lo <= 64 {
+			n := 0
+			for x := lo; x < hi; x++ {
+				if isPrime(x) {
+					n++
+				}
+			}
+			return n
+		}
+		q := (hi - lo) / 4
+		parts := [4][2]int{{lo, lo + q}, {lo + q, lo + 2*q}, {lo + 2*q, lo + 3*q}, {lo + 3*q, hi}}
+		for _, part := range parts[1:] {
+			r.Fork(part)
+		}
+		n := count(r, parts[0])
+		for i := 3; i >= 1; i-- { // the newest fork first
+			v, ok := r.Join()
+			if !ok {
+				v = count(r, parts[i])
+			}
+			n += v
+		}
+		return n
+	}
+	fmt.Println(fork.Recurse(p, count, [2]int{0, 100_000}))
+	// Output: 9592
+}
+
+func isPrime(x int) bool {
+	if x < 2 {
+		return false
+	}
+	for d := 2; d*d <= x; d++ {
+		if x%d == 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -8,7 +8,7 @@ import (
 )
 
 // TestForkAndJoinInline checks the property the cost model rests on: the
-// fast paths of Future.Fork and Future.Join inline into recursive user
+// fast paths of Future.Fork and Future.Join (and Rec's) inline into recursive user
 // code, so an untaken fork costs a few instructions and no call. The
 // compiler's inlining budget is tight for them (see Fork), and a change to
 // either the code or the compiler can tip them over.
@@ -28,6 +28,8 @@ func TestForkAndJoinInline(t *testing.T) {
 	for _, want := range []string{
 		`main\.go:\d+:\d+: inlining call to fork\.\(\*Future\[[^\]]*\]\)\.Fork\b`,
 		`main\.go:\d+:\d+: inlining call to fork\.\(\*Future\[[^\]]*\]\)\.Join\b`,
+		`main\.go:\d+:\d+: inlining call to fork\.\(\*Rec\[[^\]]*\]\)\.Fork\b`,
+		`main\.go:\d+:\d+: inlining call to fork\.\(\*Rec\[[^\]]*\]\)\.Join\b`,
 	} {
 		if !regexp.MustCompile(want).Match(out) {
 			t.Errorf("compiler output lacks %q:\n%s", want, out)

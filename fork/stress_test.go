@@ -18,7 +18,7 @@ import (
 // job stack: forks, Join2, For and Reduce, nested in any order, with
 // panics at some leaves.
 type expr struct {
-	kind  int // 0 leaf, 1 fork, 2 join2, 3 for, 4 reduce
+	kind  int // 0 leaf, 1 fork, 2 join2, 3 for, 4 reduce, 5 a Rec fork
 	val   int
 	boom  bool // a leaf that panics
 	kids  []*expr
@@ -31,9 +31,9 @@ func randExpr(r *rand.Rand, depth int) *expr {
 	if depth <= 0 || r.IntN(6) == 0 {
 		return &expr{val: r.IntN(100), boom: r.IntN(4000) == 0}
 	}
-	e := &expr{kind: 1 + r.IntN(4), val: r.IntN(100)}
+	e := &expr{kind: 1 + r.IntN(5), val: r.IntN(100)}
 	switch e.kind {
-	case 1, 2:
+	case 1, 2, 5:
 		e.kids = []*expr{randExpr(r, depth-1), randExpr(r, depth-1)}
 	case 3, 4:
 		e.width = 1 + r.IntN(12)
@@ -51,7 +51,7 @@ func evalSeq(e *expr) (int, error) {
 			return 0, errBoom
 		}
 		return e.val, nil
-	case 1, 2:
+	case 1, 2, 5:
 		a, err := evalSeq(e.kids[0])
 		if err != nil {
 			return 0, err
@@ -85,6 +85,8 @@ func evalFork(t *fork.Task, e *expr) int {
 			func(t *fork.Task) int { return evalFork(t, e.kids[0]) },
 			func(t *fork.Task) int { return evalFork(t, e.kids[1]) })
 		return e.val + a + b
+	case 5:
+		return fork.RecurseTask(t, evalRec, e)
 	case 3:
 		parts := make([]int, e.width)
 		fork.For(t, 0, e.width, func(t *fork.Task, i int) { parts[i] = evalFork(t, e.kids[0]) })
@@ -98,6 +100,21 @@ func evalFork(t *fork.Task, e *expr) int {
 			func(t *fork.Task, _ int) int { return evalFork(t, e.kids[0]) },
 			func(a, b int) int { return a + b })
 	}
+}
+
+// evalRec evaluates a run of Rec forks (kind 5) with one Rec, and
+// anything else through its Task.
+func evalRec(r *fork.Rec[*expr, int], e *expr) int {
+	if e.kind != 5 {
+		return evalFork(r.Task(), e)
+	}
+	r.Fork(e.kids[1])
+	a := evalRec(r, e.kids[0])
+	b, ok := r.Join()
+	if !ok {
+		b = evalRec(r, e.kids[1])
+	}
+	return e.val + a + b
 }
 
 func TestRandomComputationsMatchSequential(t *testing.T) {

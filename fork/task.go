@@ -182,6 +182,9 @@ func (t *Task) beat() {
 			offered++
 			break
 		}
+		if !exhausted {
+			break // a Rec with nothing to offer now: it stays the oldest
+		}
 	}
 	p.mu.Unlock()
 	if tracing {
