@@ -89,6 +89,18 @@ var sectionCommands = map[string]func(t *testing.T){
 			t.Errorf("spindle version = %q, %v; want commit %s", out, err, commit[:12])
 		}
 	},
+	"go install github.com/spindle-go/spindle/cmd/spindle@v0.1.0": func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("builds spindle from a module proxy made here: not with -short")
+		}
+		bin := goInstallTagged(t)
+		if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.HasPrefix(string(out), "spindle v0.1.0 ") {
+			t.Errorf("spindle version = %q, %v; want spindle v0.1.0", out, err)
+		}
+	},
+	"scripts/release-check.sh": func(t *testing.T) {
+		TestReleaseCheckBuildsEveryTarget(t)
+	},
 	"spindle version": func(t *testing.T) {
 		if r := runLine(t, t.TempDir(), "spindle version"); r.code != 0 || !strings.HasPrefix(r.stdout, "spindle ") {
 			t.Errorf("exit %d, %q", r.code, r.stdout)

@@ -195,7 +195,7 @@ var readmeCommands = map[string]func(t *testing.T){
 		gitIn(t, dir, "add", "leak.env")
 		if r := runLine(t, dir, "git commit -qm leak"); r.code == 0 || !strings.Contains(r.stdout+r.stderr, "File:        leak.env") {
 			t.Errorf("a commit of a secret: exit %d, want a failure naming leak.env\n%s%s", r.code, r.stdout, r.stderr)
-		} else if strings.Contains(r.stdout+r.stderr, token(9)) || !strings.Contains(r.stdout, "REDACTED") {
+		} else if strings.Contains(r.stdout+r.stderr, token(9)) || !strings.Contains(r.stdout+r.stderr, "REDACTED") {
 			t.Errorf("the hook printed the secret, or nothing redacted, as gitleaks' hook does not:\n%s%s", r.stdout, r.stderr)
 		}
 		gitIn(t, dir, "reset", "-q", "leak.env")
