@@ -10,7 +10,7 @@
 # a step cut short keeps the lines it printed. Compare with benchstat where
 # Go is available:
 #
-#	benchstat -col .config OUTDIR/spicetree.txt    (or -row .name -col .config)
+#	benchstat -col /gomaxprocs OUTDIR/spicetree.txt
 #
 # SCALING_CPUS overrides the worker counts (default 1,2,4,8,16);
 # SCALING_SMOKE=1 runs every step once, small (-test.short, one iteration),

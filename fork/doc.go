@@ -20,6 +20,24 @@
 //		return s + r
 //	}
 //
+// A function that forks calls of itself can use a Rec instead, whose
+// forks cost about half as much (see What an untaken fork costs):
+//
+//	total := fork.Recurse(p, sumRec, root)
+//
+//	func sumRec(r *fork.Rec[*Node, int], n *Node) int {
+//		if n.Left == nil || n.Right == nil {
+//			return sumSeq(n)
+//		}
+//		r.Fork(n.Right) // a call of sumRec itself
+//		s := n.Val + sumRec(r, n.Left)
+//		right, ok := r.Join()
+//		if !ok {
+//			right = sumRec(r, n.Right)
+//		}
+//		return s + right
+//	}
+//
 // # The scheme
 //
 // The package implements Spice (github.com/judofyr/spice), itself after
@@ -106,30 +124,78 @@
 // generic function at most of that budget, but a call through a function
 // parameter at a fraction, and it inlines such a call when the argument is
 // a known function. So the rare paths (installing a record, the slow join)
-// are non-generic functions reached through tiny trampolines (via1, via2),
-// and the fast paths are written into Fork and Join themselves.
-// TestForkAndJoinInline compiles a recursive function and checks that this
-// still holds.
+// are non-generic functions reached through tiny trampolines (via1, via2,
+// viaRec, viaJoin), and the fast paths are written into Fork and Join
+// themselves. TestForkAndJoinInline compiles recursive functions and
+// checks that this still holds for Future and Rec.
 //
-// What is left is kept to what the scheme needs. The depth of the job
-// stack and the heartbeat countdown share one word (Task.w: depth in the
-// low half, minus the ticks left in the high half), so Join counts its tick
-// with the add that pops the record, at no memory access of its own; Fork
-// reads the slot through a base pointer without a bounds check (the
-// invariant len(slots) > depth makes it safe), compares the slot's type,
-// stores fn and in, and bumps the word; Join compares the Future's depth
-// with the stack's (misuse), checks that the record was not promoted and
-// no clock read is due, and stores the word back. Measured with callgrind
-// on the 2^20-node benchmark tree, forking at every inner node: the plain
-// recursive walk executes 22.5 instructions per node, 7.5 loads and 3.5
-// stores; the forking walk 44 instructions, 14.5 loads and 7 to 8.6 stores
-// per node (46 to 47 instructions before the shared word). About ten of
-// the 22 extra instructions are the type check, the write-barrier check
-// and the stores into the record, which a heap record needs; the rest are
-// the depth, the Future, the countdown and spilling t across the calls.
-// An untaken fork thus costs about as much as the plain visit of a node,
-// not the handful of instructions of Spice in Zig, which keeps its records
-// in the caller's stack frame: Go cannot point at them from the Task.
+// Rec is the cheap way to fork. Its forked function is fixed (the one
+// Recurse was given) and its stack is typed, so Fork stores only the
+// input, at the depth, in a heap array of In, and counts the heartbeat's
+// tick with the same add that bumps the depth (Rec.w packs both, as Task.w
+// does; the array is kept as far ahead of the depth as the countdown
+// allows, so Fork needs no bounds check). Join decrements the depth and
+// compares it with the oldest promoted fork. Its slow path hands back one
+// pointer to the output and the taken flag, so that on the fast path the
+// compiler jumps straight to the caller's own call. Measured with
+// callgrind (instruction counts do not depend on the machine's load;
+// bench/icount, an hour-long heartbeat so that only the forks count) on
+// the 2^20-node balanced tree forking at every inner node, one fork per
+// two nodes:
+//
+//	plain recursion     22.4 instructions per node
+//	Rec                 33.6 per node: 22.4 per untaken fork
+//	Future              43.4 per node: 42.1 per untaken fork
+//	the floor (below)   30.4 per node: 16.0 per untaken fork
+//
+// and on fib(25), a fork at every call with n ≥ 2: plain 14.9
+// instructions per call, Rec 24.1 (18.5 per fork; an int input needs no
+// write barrier), Future 36.6 (43.4 per fork).
+//
+// In the tree walk's machine code, Rec's Fork is 11 instructions: load the
+// word and the array's base, zero-extend the depth, add the depth-and-tick
+// constant (two: a 64-bit constant is loaded first), check the write
+// barrier's flag (two: the input is a pointer stored into the heap), store
+// the input and the word, test the countdown and branch. Join is 6: load,
+// decrement, compare with the limit and branch, store, and a jump the
+// block layout leaves. The rest is the Rec pointer, one more argument to
+// every call, which Go spills and reloads around each call: its calling
+// convention has no callee-saved registers.
+//
+// Future pays for its generality: the record at the depth is an interface
+// whose type Fork checks (eight instructions with the address arithmetic
+// and the nil check), it stores the function value too, and Join checks
+// the Future's depth against the stack's (misuse) and hands back the
+// taken flag through a branch the compiler does not thread.
+//
+// The floor. Spice, in Zig, measures +0.30 ns per untaken fork: the
+// record lives in the caller's stack frame, the task's state in
+// callee-saved registers, and a heartbeat thread sets a flag that a tick
+// reads. Go allows less:
+//
+//   - Another worker may read a promoted record, so a record must be
+//     reachable from the heap, and nothing on the heap may point into a
+//     goroutine's stack (the stack moves when it grows). So Fork stores the
+//     input into a heap array, at the depth: a load of the array's base, the
+//     store, and for an input holding pointers the write barrier's flag
+//     check (two instructions) that every pointer store into the heap needs.
+//   - The depth is in memory (a load, an add, a store at Fork and at Join),
+//     and so is the context pointer across calls (a spill, and a reload
+//     before each call that follows): with no callee-saved registers, a
+//     register would not survive the calls between Fork and Join anyway.
+//   - Join compares the depth with the oldest promoted record: two.
+//   - The heartbeat: a goroutine that set flags every heartbeat would not
+//     be scheduled on time while every processor runs a worker (see The
+//     heartbeat), so each worker counts ticks, three or four instructions
+//     that a flag set from outside could fold into Join's compare.
+//
+// That is about 12 instructions for Fork and Join with the heartbeat
+// folded into the compare, plus 2 or 3 for carrying the context:
+// bench/icount's floor variant, that code written out for one type with
+// no countdown, type check or misuse check, counts 16.0 per untaken fork.
+// Rec, with its countdown, 22.4; the 8 instructions the design once
+// aimed at are below what Go's memory model and calling convention
+// permit for this scheme.
 //
 // Which child is forked does not change those counts, nor the cache misses
 // a simulated cache (without prefetchers) sees, but it does change the
@@ -154,6 +220,11 @@
 //     meanwhile forks above it.
 //   - len(slots) > depth, so Fork reads slots[depth] without a bounds check
 //     (Task.base is &slots[0], updated whenever slots grows).
+//   - A Rec is one record of the job stack, its frame, from Recurse's start
+//     to its end; its own forks are on its typed stack (Rec.ins[:depth]),
+//     the ones below Rec.lim promoted. While its frame is at bottom, a
+//     heartbeat offers the Rec's oldest fork not promoted yet, and the frame
+//     stays there (it forks again), like a loop's.
 //
 // # Joins, waiting and panics
 //
@@ -233,6 +304,13 @@
 // job of a burst after a pause waits for a goroutine wake-up before it runs
 // elsewhere; so does every hand-off on a machine whose cores are busy with
 // other processes.
+//
+// A Rec's frame at the bottom of the offerable records stays there while
+// its function runs: when the Rec has no fork of its own pending, a
+// heartbeat offers nothing, not even the Futures or loops forked above it
+// through Rec.Task. Recursive code that forks with its Rec at every level
+// always has forks pending; code that forks mostly through Task belongs in
+// a function of a Task, not of a Rec.
 //
 // runtime.Goexit in a job taken by another worker (t.FailNow in a test, for
 // instance) ends that job; its joiner panics with an error saying so.

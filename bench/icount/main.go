@@ -7,6 +7,9 @@
 // does nothing with it).
 //
 //	./icount.sh tree forkL parent    # per node: fork-left walk of the 2^20 tree
+//	./icount.sh tree rec             # per node: the same walk with fork.Rec
+//	./icount.sh tree floor           # per node: the least Go allows (see floorR)
+//	./icount.sh fib rec              # per call of fib(25), fork.Rec (seq, future)
 //	./icount.sh inject spindle       # per task: 1M injected tasks, 1 worker
 //	./icount.sh sort fork            # per element: fork.Sort of 1M ints, 1 worker
 package main
@@ -18,6 +21,8 @@ import (
 	"os"
 	"slices"
 	"sync/atomic"
+	"time"
+	"unsafe"
 
 	"github.com/spindle-go/spindle"
 	"github.com/spindle-go/spindle/fork"
@@ -119,6 +124,100 @@ func forkL(t *fork.Task, n *node) int {
 	return s
 }
 
+// recR is forkR written with fork.Rec.
+func recR(r *fork.Rec[*node, int], n *node) int {
+	s := n.val
+	if n.left != nil && n.right != nil {
+		r.Fork(n.right)
+		s += recR(r, n.left)
+		v, ok := r.Join()
+		if !ok {
+			v = recR(r, n.right)
+		}
+		return s + v
+	}
+	if n.left != nil {
+		s += recR(r, n.left)
+	}
+	if n.right != nil {
+		s += recR(r, n.right)
+	}
+	return s
+}
+
+// floorTask is the least a fork can do in Go with Spice's scheme, written
+// out for one type: the input stored at the depth in a heap array (a
+// record another worker may read cannot be in the goroutine's stack), the
+// depth kept in memory, and one compare at the join against the oldest
+// promoted record, into which a heartbeat set from outside would be
+// folded. No heartbeat countdown, no type check, no checks of misuse.
+type floorTask struct {
+	depth int
+	limit int
+	base  unsafe.Pointer
+	stack []*node
+}
+
+//go:noinline
+func (t *floorTask) slow(int) bool { return false }
+
+func floorR(t *floorTask, n *node) int {
+	s := n.val
+	if n.left != nil && n.right != nil {
+		d := t.depth
+		*(**node)(unsafe.Add(t.base, uintptr(d)*8)) = n.right
+		t.depth = d + 1
+		s += floorR(t, n.left)
+		d = t.depth - 1
+		if d < t.limit && t.slow(d) {
+			return s // taken: the result would be read here
+		}
+		t.depth = d
+		return s + floorR(t, n.right)
+	}
+	if n.left != nil {
+		s += floorR(t, n.left)
+	}
+	if n.right != nil {
+		s += floorR(t, n.right)
+	}
+	return s
+}
+
+func fibSeq(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fibSeq(n-1) + fibSeq(n-2)
+}
+
+func fibRec(r *fork.Rec[int, int], n int) int {
+	if n < 2 {
+		return n
+	}
+	r.Fork(n - 2)
+	a := fibRec(r, n-1)
+	b, ok := r.Join()
+	if !ok {
+		b = fibRec(r, n-2)
+	}
+	return a + b
+}
+
+func fibFuture(t *fork.Task, n int) int {
+	if n < 2 {
+		return n
+	}
+	var f fork.Future[int, int]
+	f.Fork(t, fibFuture, n-2)
+	a := fibFuture(t, n-1)
+	b, ok := f.Join(t)
+	if !ok {
+		b = fibFuture(t, n-2)
+	}
+	return a + b
+}
+
 var sink atomic.Int64
 
 //go:noinline
@@ -162,12 +261,13 @@ func inject(n int) {
 
 func main() {
 	workload := flag.String("w", "tree", "tree, inject or sort")
-	variant := flag.String("v", "none", "tree: seqL, seqR, forkR, forkL; inject: spindle; sort: seq, fork; all: none")
+	variant := flag.String("v", "none", "tree: seqL, seqR, forkR, forkL, rec, floor; fib: seq, rec, future; inject: spindle; sort: seq, fork; all: none")
 	layout := flag.String("layout", "parent", "tree: parent or children (first)")
 	n := flag.Int("n", 0, "units (default: 2^20-1 nodes, 2^20 tasks, 10^6 elements)")
 	reps := flag.Int("r", 2, "tree: walks")
 	flag.Parse()
-	p := fork.NewPool(fork.Config{Workers: 1})
+	// An hour-long heartbeat: no clock read is counted, only the forks.
+	p := fork.NewPool(fork.Config{Workers: 1, Heartbeat: time.Hour})
 	defer p.Close()
 	var units int
 	switch *workload {
@@ -193,12 +293,32 @@ func main() {
 				s += fork.Call(p, forkR, root)
 			case "forkL":
 				s += fork.Call(p, forkL, root)
+			case "rec":
+				s += fork.Recurse(p, recR, root)
+			case "floor":
+				t := &floorTask{stack: make([]*node, 64)}
+				t.base = unsafe.Pointer(&t.stack[0])
+				s += floorR(t, root)
 			default:
 				fail(*variant)
 			}
 		}
 		sink.Add(int64(s))
 		units = size * *reps
+	case "fib":
+		// units: calls of fib(25) (242,785, of which 121,392 fork).
+		units = 242785
+		switch *variant {
+		case "none":
+		case "seq":
+			sink.Add(int64(fibSeq(25)))
+		case "rec":
+			sink.Add(int64(fork.Recurse(p, fibRec, 25)))
+		case "future":
+			sink.Add(int64(fork.Call(p, fibFuture, 25)))
+		default:
+			fail(*variant)
+		}
 	case "inject":
 		units = 1 << 20
 		if *n > 0 {

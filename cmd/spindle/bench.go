@@ -13,7 +13,7 @@ import (
 )
 
 // benchGroups are the packages `spindle bench` can measure, in table order.
-var benchGroups = []string{"executor", "fork", "flow"}
+var benchGroups = []string{"executor", "fork", "flow", "classic"}
 
 type benchOptions struct {
 	workers int
@@ -33,7 +33,9 @@ and how many times faster than goroutines each way is.
 
 GROUP picks what to run: executor (tiny tasks injected in batches, chained
 spawns), fork (tree sums with a fork at every node), flow (a wide graph and a
-chain). The default is all three. A full run takes well under a minute; close
+chain), classic (fib, nqueens, skynet and matmul with a fork at every call,
+against a goroutine per fork and a channel-fed pool). The default is all
+four. A full run takes well under a minute; close
 other programs first, since the numbers are only as quiet as the machine.`,
 		Example: `  spindle bench                      # every group, GOMAXPROCS workers
   spindle bench -j 2 fork            # the fork workloads on 2 workers

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/spindle-go/spindle"
 	"github.com/spindle-go/spindle/flow"
 	"github.com/spindle-go/spindle/fork"
+	"github.com/spindle-go/spindle/internal/classic"
 )
 
 // The workloads of `spindle bench`: the runtime's acceptance figures that compare
@@ -56,14 +58,14 @@ func workloads(shrink int) []workload {
 	inject := (1 << 20) / shrink
 	chain := (1 << 20) / shrink
 	bigTree := (1<<20)/shrink - 1
-	return []workload{
+	return append([]workload{
 		injectWorkload(inject),
 		chainWorkload(chain),
 		treeWorkload(bigTree),
 		treeWorkload(1023),
 		wideWorkload(1000),
 		hopWorkload(512),
-	}
+	}, classicWorkloads(shrink)...)
 }
 
 // injectWorkload: n tiny independent tasks submitted from one goroutine.
@@ -172,84 +174,13 @@ func chainWorkload(n int) workload {
 	}
 }
 
-// treeNode is a node of the binary tree the fork workloads sum, as in
-// Spice's benchmark.
-type treeNode struct {
-	val         int
-	left, right *treeNode
-}
-
-// balancedTree builds a balanced tree over [lo, hi], each node allocated
-// before its children so a depth-first walk reads memory in order.
-func balancedTree(lo, hi int) *treeNode {
-	if lo > hi {
-		return nil
-	}
-	mid := lo + (hi-lo)/2
-	return &treeNode{val: mid, left: balancedTree(lo, mid-1), right: balancedTree(mid+1, hi)}
-}
-
-func sumSequential(n *treeNode) int {
-	s := n.val
-	if n.left != nil {
-		s += sumSequential(n.left)
-	}
-	if n.right != nil {
-		s += sumSequential(n.right)
-	}
-	return s
-}
-
-// sumForked forks at every node with two children: the right child is
-// offered, the left walked here.
-func sumForked(t *fork.Task, n *treeNode) int {
-	s := n.val
-	if n.left != nil && n.right != nil {
-		var f fork.Future[*treeNode, int]
-		f.Fork(t, sumForked, n.right)
-		s += sumForked(t, n.left)
-		r, ok := f.Join(t)
-		if !ok {
-			r = sumForked(t, n.right)
-		}
-		return s + r
-	}
-	if n.left != nil {
-		s += sumForked(t, n.left)
-	}
-	if n.right != nil {
-		s += sumForked(t, n.right)
-	}
-	return s
-}
-
-// sumGoroutines is the same fork at every node with a goroutine per fork.
-func sumGoroutines(n *treeNode) int {
-	s := n.val
-	if n.left != nil && n.right != nil {
-		var r int
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() { r = sumGoroutines(n.right); wg.Done() }()
-		s += sumGoroutines(n.left)
-		wg.Wait()
-		return s + r
-	}
-	if n.left != nil {
-		s += sumGoroutines(n.left)
-	}
-	if n.right != nil {
-		s += sumGoroutines(n.right)
-	}
-	return s
-}
-
-// treeWorkload: sum a balanced tree of n nodes, forking at every node.
+// treeWorkload: sum a balanced tree of n nodes, forking at every node with
+// two children (Spice's benchmark).
 func treeWorkload(n int) workload {
 	return workload{
 		group: "fork", name: fmt.Sprintf("tree sum, %s nodes", count(n)), unit: "node", units: n,
 		setup: func(workers int) ([]impl, func()) {
-			root := balancedTree(1, n)
+			root := classic.Balanced(1, n)
 			want := n * (n + 1) / 2
 			check := func(got int) error {
 				if got != want {
@@ -259,12 +190,122 @@ func treeWorkload(n int) workload {
 			}
 			p := fork.NewPool(fork.Config{Workers: workers})
 			return []impl{
-				{"fork.Future", func() error { return check(fork.Call(p, sumForked, root)) }},
-				{"sequential recursion", func() error { return check(sumSequential(root)) }},
-				{goroutineImpl, func() error { return check(sumGoroutines(root)) }},
+				{"fork.Rec", func() error { return check(fork.Recurse(p, classic.TreeRec, root)) }},
+				{"fork.Future", func() error { return check(fork.Call(p, classic.TreeFuture, root)) }},
+				{"sequential recursion", func() error { return check(classic.TreeSeq(root)) }},
+				{goroutineImpl, func() error { return check(classic.TreeGo(root)) }},
 			}, p.Close
 		},
 	}
+}
+
+// classicWorkload: one of the classic fork/join programs (fib, nqueens,
+// skynet, matmul; internal/classic), forking at every call, with fork.Rec,
+// plain recursion, a goroutine per fork and a channel-fed pool.
+func classicWorkload(name, unit string, units, want int, run func(p *fork.Pool, cp *classic.ChanPool) (rec, seq, gor, pool func() int)) workload {
+	return workload{
+		group: "classic", name: name, unit: unit, units: units,
+		setup: func(workers int) ([]impl, func()) {
+			p := fork.NewPool(fork.Config{Workers: workers})
+			cp := classic.NewChanPool(workers)
+			rec, seq, gor, pool := run(p, cp)
+			check := func(f func() int) func() error {
+				return func() error {
+					if got := f(); got != want {
+						return fmt.Errorf("%s = %d, want %d", name, got, want)
+					}
+					return nil
+				}
+			}
+			return []impl{
+					{"fork.Rec", check(rec)},
+					{"sequential recursion", check(seq)},
+					{goroutineImpl, check(gor)},
+					{"channel pool", check(pool)},
+				}, func() {
+					p.Close()
+					cp.Close()
+				}
+		},
+	}
+}
+
+// classicWorkloads are the classic programs at sizes where a goroutine per
+// fork still finishes in about a second on two cores.
+func classicWorkloads(shrink int) []workload {
+	fibN, queens, sky, mat := 25, 10, 100_000, 256
+	if shrink > 1 {
+		fibN, queens, sky, mat = 15, 6, 1000, 64
+	}
+	board := classic.NewBoard(queens)
+	skyRoot := classic.Sky{Size: sky}
+	a := classic.NewMat(mat, func(i, j int) float64 { return float64((i*7 + j*3) % 11) })
+	b := classic.NewMat(mat, func(i, j int) float64 { return float64((i*5 + j) % 13) })
+	c := classic.NewMat(mat, func(int, int) float64 { return 0 })
+	ref := classic.NewMat(mat, func(int, int) float64 { return 0 })
+	classic.MatSeq(classic.Full(ref, a, b))
+	product := func(f func(classic.MM)) func() int {
+		return func() int {
+			clear(c.V)
+			f(classic.Full(c, a, b))
+			if !slices.Equal(c.V, ref.V) {
+				return -1
+			}
+			return 0
+		}
+	}
+	blocks := max(1, mat/classic.MatLeaf)
+	return []workload{
+		classicWorkload(fmt.Sprintf("fib(%d)", fibN), "call", fibCalls(fibN), classic.FibSeq(fibN),
+			func(p *fork.Pool, cp *classic.ChanPool) (rec, seq, gor, pool func() int) {
+				return func() int { return fork.Recurse(p, classic.FibRec, fibN) },
+					func() int { return classic.FibSeq(fibN) },
+					func() int { return classic.FibGo(fibN) },
+					func() int { return classic.FibPool(cp, fibN) }
+			}),
+		classicWorkload(fmt.Sprintf("nqueens %d", queens), "node", queensNodes(board), classic.QueensSeq(board),
+			func(p *fork.Pool, cp *classic.ChanPool) (rec, seq, gor, pool func() int) {
+				return func() int { return fork.Recurse(p, classic.QueensRec, board) },
+					func() int { return classic.QueensSeq(board) },
+					func() int { return classic.QueensGo(board) },
+					func() int { return classic.QueensPool(cp, board) }
+			}),
+		classicWorkload(fmt.Sprintf("skynet, %s leaves", count(sky)), "leaf", sky, classic.SkynetSum(sky),
+			func(p *fork.Pool, cp *classic.ChanPool) (rec, seq, gor, pool func() int) {
+				return func() int { return fork.Recurse(p, classic.SkyRec, skyRoot) },
+					func() int { return classic.SkySeq(skyRoot) },
+					func() int { return classic.SkyGo(skyRoot) },
+					func() int { return classic.SkyPool(cp, skyRoot) }
+			}),
+		classicWorkload(fmt.Sprintf("matmul %d×%d", mat, mat), "block", blocks*blocks*blocks, 0,
+			func(p *fork.Pool, cp *classic.ChanPool) (rec, seq, gor, pool func() int) {
+				return product(func(m classic.MM) { fork.Recurse(p, classic.MatRec, m) }),
+					product(func(m classic.MM) { classic.MatSeq(m) }),
+					product(func(m classic.MM) { classic.MatGo(m) }),
+					product(func(m classic.MM) { classic.MatPool(cp, m) })
+			}),
+	}
+}
+
+// queensNodes is the number of calls QueensSeq(b) makes.
+func queensNodes(b classic.Board) int {
+	n := 1
+	if b.Row < b.N {
+		free := ^(b.Cols | b.D1 | b.D2) & (1<<b.N - 1)
+		for ; free != 0; free &= free - 1 {
+			bit := free & -free
+			n += queensNodes(classic.Board{N: b.N, Row: b.Row + 1, Cols: b.Cols | bit, D1: (b.D1 | bit) << 1, D2: (b.D2 | bit) >> 1})
+		}
+	}
+	return n
+}
+
+// fibCalls is the number of calls fib(n) makes.
+func fibCalls(n int) int {
+	if n < 2 {
+		return 1
+	}
+	return 1 + fibCalls(n-1) + fibCalls(n-2)
 }
 
 // wideWorkload: a graph of one source, n independent empty tasks and one
