@@ -3,7 +3,6 @@ package git
 import (
 	"cmp"
 	"context"
-	"encoding/hex"
 	"fmt"
 	"runtime"
 	"slices"
@@ -294,7 +293,7 @@ func (h *history) commitMeta(ci int32) *commitMeta {
 	m := &h.meta[ci]
 	m.once.Do(func() {
 		c := h.commits[ci]
-		m.id = hex.EncodeToString(c.id[:])
+		m.id = c.id.String()
 		var buf []byte
 		data, err := readObjectHead(h.repo.objs, c.id, odb.TypeCommit, maxCommitRead, &buf)
 		if err != nil {

@@ -203,7 +203,7 @@ func (d *treeDiffer) readInto(id odb.ID, es []odb.TreeEntry) ([]odb.TreeEntry, e
 		return es, nil
 	}
 	if data, ok := d.recent.get(id); ok {
-		return odb.AppendTree(es, data)
+		return odb.AppendTree(es, data, d.objs.HashSize())
 	}
 	typ, data, err := d.objs.Read(id, nil)
 	if err != nil {
@@ -213,7 +213,7 @@ func (d *treeDiffer) readInto(id odb.ID, es []odb.TreeEntry) ([]odb.TreeEntry, e
 		return nil, fmt.Errorf("object %s is a %v, not a tree", id, typ)
 	}
 	d.recent.put(id, data)
-	return odb.AppendTree(es, data)
+	return odb.AppendTree(es, data, d.objs.HashSize())
 }
 
 func joinPath(base, name []byte) []byte {

@@ -238,7 +238,7 @@ func (w *walker) resolveBase(name string) (odb.ID, error) {
 	case strings.HasPrefix(name, ":"):
 		return odb.ID{}, fmt.Errorf("message search and index paths (:...) are %w", ErrUnsupportedOption)
 	}
-	if len(name) == 2*odb.IDSize {
+	if len(name) == 2*w.repo.HashSize {
 		if id, err := odb.ParseID(name); err == nil {
 			return id, nil
 		}

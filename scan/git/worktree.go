@@ -3,7 +3,9 @@ package git
 import (
 	"context"
 	"crypto/sha1"
+	"crypto/sha256"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -58,7 +60,7 @@ func scanWorktree(ctx context.Context, path string, sopts scan.Options, staged b
 		return st, err
 	}
 	start := time.Now()
-	x, err := gitrepo.ReadIndex(r.IndexFile(), r.HashSize)
+	x, err := r.ReadIndex()
 	if os.IsNotExist(err) {
 		x, err = &gitrepo.Index{}, nil
 	}
@@ -127,7 +129,7 @@ func (h *history) stagedChanges(x *gitrepo.Index) ([]fileChange, error) {
 	// neither, and are compared as they are, not copied.
 	sd.ents = x.Entries
 	for i := range x.Entries {
-		if e := &x.Entries[i]; e.Stage != 0 || e.IntentToAdd || len(e.ID) != odb.IDSize {
+		if e := &x.Entries[i]; e.Stage != 0 || e.IntentToAdd || len(e.ID) != h.repo.HashSize {
 			if len(sd.conflicts) == 0 {
 				sd.ents = slices.Clip(x.Entries[:i]) // appends copy from here on
 			}
@@ -154,7 +156,7 @@ type stagedDiff struct {
 // dir compares the index entries under directory dir ("" or "a/b") with
 // HEAD's tree of that directory (the zero id: none).
 func (sd *stagedDiff) dir(dir string, tree odb.ID, ents []gitrepo.Entry) error {
-	if id, ok := sd.trees[dir]; ok && !tree.IsZero() && string(id) == string(tree[:]) {
+	if id, ok := sd.trees[dir]; ok && !tree.IsZero() && string(id) == string(tree[:tree.Size()]) {
 		return nil // the index holds exactly HEAD's tree here
 	}
 	head, err := sd.td.read(tree)
@@ -281,7 +283,7 @@ func (h *history) unstagedChanges(ents []gitrepo.Entry) ([]fileChange, error) {
 	h.worktree = map[odb.ID]string{}
 	var fcs []fileChange
 	for _, e := range ents {
-		if e.Stage != 0 || e.SkipWorktree || e.Mode == gitrepo.ModeDir || len(e.ID) != odb.IDSize {
+		if e.Stage != 0 || e.SkipWorktree || e.Mode == gitrepo.ModeDir || len(e.ID) != h.repo.HashSize {
 			continue
 		}
 		mode := odb.Mode(e.Mode)
@@ -320,7 +322,7 @@ func (h *history) unstagedChanges(ents []gitrepo.Entry) ([]fileChange, error) {
 			h.warn(e.Path, "read", err)
 			continue
 		}
-		wid := blobID(data)
+		wid := blobID(data, h.repo.HashSize)
 		if wid == id && wmode&0o170000 == mode&0o170000 {
 			continue
 		}
@@ -360,9 +362,13 @@ func readWorktree(full string, fi os.FileInfo) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, bigFile+1))
 }
 
-// blobID is git's id of data as a blob.
-func blobID(data []byte) odb.ID {
-	h := sha1.New()
+// blobID is git's id of data as a blob in a repository whose ids are hs
+// bytes long (SHA-1 or SHA-256).
+func blobID(data []byte, hs int) odb.ID {
+	var h hash.Hash = sha1.New()
+	if hs == odb.SHA256Size {
+		h = sha256.New()
+	}
 	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
 	h.Write(data)
 	var id odb.ID
@@ -384,7 +390,7 @@ func (h *history) worktreeContent(id odb.ID, buf []byte) ([]byte, bool, error) {
 	if err != nil {
 		return buf[:0], true, err
 	}
-	if blobID(data) != id {
+	if blobID(data, h.repo.HashSize) != id {
 		return buf[:0], true, fmt.Errorf("%s changed while it was scanned", full)
 	}
 	return append(buf[:0], data...), true, nil

@@ -13,14 +13,20 @@ import (
 
 // TestStagedChangesAreGitDiffCached: the index compared with HEAD gives
 // the changes `git diff --cached --name-status` lists (renames found the
-// same way), whether the cache-tree is fresh, partly invalid or absent.
+// same way), whether the cache-tree is fresh, partly invalid or absent,
+// and whether the index is one file or split (git update-index
+// --split-index: the changes in the index, the rest in a shared index).
 func TestStagedChangesAreGitDiffCached(t *testing.T) {
-	for _, fresh := range []bool{true, false} {
+	for _, c := range []struct{ fresh, split bool }{{true, false}, {false, false}, {true, true}, {false, true}} {
+		fresh := c.fresh
 		r := newRepo(t)
 		for _, p := range []string{"a.txt", "d1/b.txt", "d1/d2/c.txt", "d1/d2/d3/e.txt", "d4/f.txt", "g.txt", "h-i.txt", "h/j.txt"} {
 			r.write(p, filler(12, p))
 		}
 		r.commit("base")
+		if c.split {
+			r.git("update-index", "--split-index")
+		}
 		if fresh {
 			r.git("write-tree")
 		}
@@ -59,7 +65,7 @@ func TestStagedChangesAreGitDiffCached(t *testing.T) {
 		slices.Sort(got)
 		slices.Sort(wantSet)
 		if !slices.Equal(got, wantSet) {
-			t.Errorf("fresh cache-tree %v:\n got  %v\n want %v", fresh, got, wantSet)
+			t.Errorf("fresh cache-tree %v, split %v:\n got  %v\n want %v", fresh, c.split, got, wantSet)
 		}
 	}
 }
@@ -113,7 +119,7 @@ func stagedOf(t *testing.T, dir string) (*repository, *gitrepo.Index, []fileChan
 	}
 	t.Cleanup(func() { repo.close() })
 	h := &history{repo: repo, sel: &selection{renames: true, maxCount: -1}}
-	x, err := gitrepo.ReadIndex(repo.IndexFile(), 20)
+	x, err := repo.ReadIndex()
 	if err != nil {
 		t.Fatal(err)
 	}

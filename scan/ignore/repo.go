@@ -99,7 +99,7 @@ type tracked struct {
 // loadTracked reads the index and keeps the paths under the root (rel,
 // relative to the repository's top).
 func loadTracked(repo *gitrepo.Repo, rel string, strip int, warn WarnFunc) *tracked {
-	ents, err := gitrepo.Read(repo.IndexFile(), repo.HashSize)
+	x, err := repo.ReadIndex()
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) && warn != nil {
 			warn(repo.IndexFile(), "read", err)
@@ -107,7 +107,7 @@ func loadTracked(repo *gitrepo.Repo, rel string, strip int, warn WarnFunc) *trac
 		return nil
 	}
 	t := &tracked{strip: strip, files: map[string]struct{}{}, dirs: map[string]struct{}{}}
-	for _, e := range ents {
+	for _, e := range x.Entries {
 		p := e.Path
 		if rel != "." {
 			var ok bool

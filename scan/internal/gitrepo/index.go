@@ -15,8 +15,10 @@
 // The reader checks every length against the data before it reads it: an
 // index is untrusted input (a repository someone else made), and a
 // truncated or hostile one is an error, never a panic or a huge
-// allocation. Extensions are skipped; a sparse index's directory entries
-// (mode 040000) are reported as entries whose Mode says so.
+// allocation. The cache-tree extension is read (ReadIndex), and so is the
+// link extension of a split index (splitindex.go); the others are
+// skipped. A sparse index's directory entries (mode 040000) are reported
+// as entries whose Mode says so.
 
 package gitrepo
 
@@ -59,25 +61,15 @@ var ErrFormat = errors.New("gitrepo: malformed index")
 const maxSize = 128 << 20
 
 // Read reads and parses the index file at path. hashSize is the
-// repository's object id length: 20 (SHA-1) or 32 (SHA-256).
+// repository's object id length: 20 (SHA-1) or 32 (SHA-256). A split
+// index's shared index is looked for beside it (Repo.ReadIndex looks in
+// the git directory first, as git does).
 func Read(path string, hashSize int) ([]Entry, error) {
-	f, st, err := openRegular(path)
+	x, err := readIndexFile(path, "", hashSize)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if st.Size() > maxSize {
-		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrFormat, path, maxSize)
-	}
-	data := make([]byte, st.Size())
-	if _, err := f.ReadAt(data, 0); err != nil {
-		return nil, fmt.Errorf("gitrepo: read %s: %w", path, err)
-	}
-	ents, err := Parse(data, hashSize)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return ents, nil
+	return x.Entries, nil
 }
 
 // Index is a parsed index: its entries, and the cache-tree extension's
@@ -92,8 +84,18 @@ type Index struct {
 }
 
 // ReadIndex reads and parses the index file at path with its cache-tree
-// extension.
-func ReadIndex(path string, hashSize int) (*Index, error) {
+// extension; a split index is read whole, with its shared index (looked
+// for beside it).
+func ReadIndex(path string, hashSize int) (*Index, error) { return readIndexFile(path, "", hashSize) }
+
+// ReadIndex reads the repository's index (GIT_INDEX_FILE if set) as
+// package-level ReadIndex does, looking for a split index's shared index
+// in the git directory, then beside the index file, as git does.
+func (r *Repo) ReadIndex() (*Index, error) { return readIndexFile(r.indexFile, r.GitDir, r.HashSize) }
+
+// readIndexFile reads the index file at path; gitDir, if not empty, is
+// where a split index's shared index is looked for first.
+func readIndexFile(path, gitDir string, hashSize int) (*Index, error) {
 	f, st, err := openRegular(path)
 	if err != nil {
 		return nil, err
@@ -107,6 +109,12 @@ func ReadIndex(path string, hashSize int) (*Index, error) {
 		return nil, fmt.Errorf("gitrepo: read %s: %w", path, err)
 	}
 	ents, ext, err := parse(data, hashSize)
+	if err == nil {
+		ents, err = readSplit(path, gitDir, ents, ext, hashSize)
+	}
+	if err == nil {
+		err = checkPaths(ents)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -184,14 +192,40 @@ func treeNode(b []byte, dir string, hashSize int, out map[string][]byte, depth i
 	return b, nil
 }
 
-// Parse parses an index. hashSize is 20 or 32.
+// Parse parses an index. hashSize is 20 or 32. A split index is an
+// error: its entries are not all in data (Read and ReadIndex read its
+// shared index too).
 func Parse(data []byte, hashSize int) ([]Entry, error) {
-	ents, _, err := parse(data, hashSize)
-	return ents, err
+	ents, ext, err := parse(data, hashSize)
+	if err != nil {
+		return nil, err
+	}
+	if _, split, err := findExtension(ext, "link"); err != nil || split {
+		if err == nil {
+			err = fmt.Errorf("%w: a split index: its shared index is needed", ErrFormat)
+		}
+		return nil, err
+	}
+	if err := checkPaths(ents); err != nil {
+		return nil, err
+	}
+	return ents, nil
+}
+
+// checkPaths refuses an entry without a path: only a split index's
+// replacements have none, and they take the path of what they replace.
+func checkPaths(ents []Entry) error {
+	for i := range ents {
+		if ents[i].Path == "" {
+			return fmt.Errorf("%w: entry %d: empty path", ErrFormat, i)
+		}
+	}
+	return nil
 }
 
 // parse parses an index's entries and returns them with the bytes of its
-// extensions.
+// extensions. An entry may have an empty path here (a split index's
+// replacement); the callers see to it that none is left.
 func parse(data []byte, hashSize int) ([]Entry, []byte, error) {
 	if hashSize != sha1.Size && hashSize != sha256.Size {
 		return nil, nil, fmt.Errorf("gitrepo: hash size %d: want 20 or 32", hashSize)
@@ -267,9 +301,6 @@ func parse(data []byte, hashSize int) ([]Entry, []byte, error) {
 			if off > len(body) {
 				return nil, nil, fmt.Errorf("%w: entry %d truncated", ErrFormat, i)
 			}
-		}
-		if len(path) == 0 {
-			return nil, nil, fmt.Errorf("%w: entry %d: empty path", ErrFormat, i)
 		}
 		e.Path = string(path)
 		prev = path

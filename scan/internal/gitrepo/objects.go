@@ -22,9 +22,7 @@ type Objects struct {
 // readable (a pack index that does not parse, an alternate that is not a
 // directory, a replace ref that is not an object id) is in warnings.
 func (r *Repo) OpenObjects(opt odb.Options) (o *Objects, warnings []error, err error) {
-	if r.HashSize != odb.IDSize {
-		return nil, nil, fmt.Errorf("%s: %w: SHA-256 object names (only SHA-1 repositories are read)", r.GitDir, ErrUnsupported)
-	}
+	opt.HashSize = r.HashSize
 	opt.Alternates = append(append([]string(nil), r.Alternates...), opt.Alternates...)
 	db, err := odb.Open(r.ObjectsDir, opt)
 	if err != nil {

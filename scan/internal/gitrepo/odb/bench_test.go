@@ -274,7 +274,7 @@ func BenchmarkInflate(b *testing.B) {
 			if err := p.readAt(raw, off); err != nil {
 				b.Fatal(err)
 			}
-			h, err := parseEntryHeader(raw, off)
+			h, err := parseEntryHeader(raw, off, p.idx.hs)
 			if err != nil {
 				b.Fatal(err)
 			}

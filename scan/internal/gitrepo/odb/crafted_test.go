@@ -19,15 +19,15 @@ func TestCraftedDeltasDeclaringHugeSizes(t *testing.T) {
 	base := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
 	copyAll := []byte{0x80 | 0x10 | 0x20, 0x00, 0x00}      // copy 64 KiB from offset 0
 	var entries []odbtest.Entry
-	entries = append(entries, odbtest.Entry{ID: ID{1}, Type: 3, Size: uint64(len(base)), Data: base})
+	entries = append(entries, odbtest.Entry{ID: [20]byte{1}, Type: 3, Size: uint64(len(base)), Data: base})
 	for i, result := range []uint64{32 << 30, 5 << 30} {
 		delta := odbtest.DeltaSizes(uint64(len(base)), result)
 		for n := uint64(0); n < result; n += 64 << 10 {
 			delta = append(delta, copyAll...)
 		}
-		entries = append(entries, odbtest.Entry{ID: ID{byte(2 + i)}, Type: 6, Size: uint64(len(delta)), Data: delta, Base: 0})
+		entries = append(entries, odbtest.Entry{ID: [20]byte{byte(2 + i)}, Type: 6, Size: uint64(len(delta)), Data: delta, Base: 0})
 	}
-	entries = append(entries, odbtest.Entry{ID: ID{9}, Type: 3, Size: 1 << 40, Data: []byte("tiny")})
+	entries = append(entries, odbtest.Entry{ID: [20]byte{9}, Type: 3, Size: 1 << 40, Data: []byte("tiny")})
 	odbtest.WritePack(t, objects, entries)
 	db, err := Open(objects, Options{})
 	if err != nil {

@@ -25,6 +25,11 @@ type Options struct {
 	// anything is allocated for it. 0 means DefaultMaxObject. Reader
 	// streams whole objects of any size.
 	MaxObject int64
+	// HashSize is the length of the repository's object ids: SHA1Size
+	// (what 0 means) or SHA256Size, as its extensions.objectFormat says.
+	// Pack indexes, REF_DELTA bases, loose object names and tree entries
+	// are read with it.
+	HashSize int
 }
 
 // DefaultMaxObject is the default Options.MaxObject: 1 GiB, git's own
@@ -36,6 +41,7 @@ const DefaultMaxObject = 1 << 30
 // must come after the last of them has returned.
 type DB struct {
 	dirs      []string // objects directories: the primary, then alternates
+	hashSize  int      // SHA1Size or SHA256Size
 	maxObject int64
 	cache     *baseCache
 	warnings  []error
@@ -86,7 +92,14 @@ func Open(objects string, opt Options) (*DB, error) {
 	if err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%w: %s is not an objects directory", ErrNotRepository, objects)
 	}
-	db := &DB{maxObject: opt.MaxObject, opened: map[string]bool{}}
+	db := &DB{maxObject: opt.MaxObject, opened: map[string]bool{}, hashSize: opt.HashSize}
+	switch db.hashSize {
+	case 0:
+		db.hashSize = SHA1Size
+	case SHA1Size, SHA256Size:
+	default:
+		return nil, fmt.Errorf("odb: object id length %d: want %d or %d", opt.HashSize, SHA1Size, SHA256Size)
+	}
 	if db.maxObject <= 0 {
 		db.maxObject = DefaultMaxObject
 	}
@@ -103,6 +116,10 @@ func Open(objects string, opt Options) (*DB, error) {
 	return db, nil
 }
 
+// HashSize returns the length of the repository's object ids:
+// SHA1Size or SHA256Size.
+func (db *DB) HashSize() int { return db.hashSize }
+
 // addPacks opens the packs of the objects directories not opened yet and
 // publishes them; a pack whose index cannot be read is left out with a
 // warning (and not tried again). The caller holds rescanMu, or is Open.
@@ -114,7 +131,7 @@ func (db *DB) addPacks() (warnings []error) {
 			continue
 		}
 		db.opened[idx] = true
-		p, err := openPack(idx, uint32(len(next)))
+		p, err := openPack(idx, uint32(len(next)), db.hashSize)
 		if err != nil {
 			warnings = append(warnings, fmt.Errorf("odb: pack index %s left out: %w", idx, err))
 			continue
@@ -360,8 +377,8 @@ func (db *DB) header(s *scratch, id ID) (Type, int64, error) {
 // form starts with prefix (at least 4 hex digits), at most max of them:
 // what an abbreviated id may name. More than one is ambiguous.
 func (db *DB) FindPrefix(prefix string, max int) ([]ID, error) {
-	if len(prefix) < 4 || len(prefix) > 2*IDSize {
-		return nil, fmt.Errorf("odb: abbreviated id %q: want 4 to %d hex digits", prefix, 2*IDSize)
+	if len(prefix) < 4 || len(prefix) > 2*db.hashSize {
+		return nil, fmt.Errorf("odb: abbreviated id %q: want 4 to %d hex digits", prefix, 2*db.hashSize)
 	}
 	var p ID
 	for i := 0; i < len(prefix); i++ {
@@ -395,7 +412,7 @@ func (db *DB) FindPrefix(prefix string, max int) ([]ID, error) {
 			continue
 		}
 		for _, e := range entries {
-			if name := lower[:2] + e.Name(); len(name) == 2*IDSize && strings.HasPrefix(name, lower) {
+			if name := lower[:2] + e.Name(); len(name) == 2*db.hashSize && strings.HasPrefix(name, lower) {
 				if id, err := ParseID(name); err == nil {
 					add([]ID{id})
 				}

@@ -95,7 +95,7 @@ func (p *Pack) Entries() iter.Seq2[Entry, error] {
 				}
 				bufAt = off
 			}
-			h, err := parseEntryHeader(buf[off-bufAt:], off)
+			h, err := parseEntryHeader(buf[off-bufAt:], off, p.idx.hs)
 			if err != nil {
 				if !yield(e, corrupt(e.ID, off, err)) {
 					return

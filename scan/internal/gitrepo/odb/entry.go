@@ -11,12 +11,13 @@ import (
 //	OFS_DELTA (6): then the base's distance back, big-endian groups of 7
 //	               bits, each continuation adding one (so no encoding is
 //	               redundant)
-//	REF_DELTA (7): then the base's 20-byte id
+//	REF_DELTA (7): then the base's id (20 bytes, or 32 in a SHA-256
+//	               repository)
 //
 // and then a zlib stream of size bytes: the object, or for a delta the
 // delta data. maxEntryHeader bounds the header: 10 bytes of size, 10 of
-// OFS_DELTA distance or 20 of REF_DELTA id.
-const maxEntryHeader = 10 + IDSize
+// OFS_DELTA distance or up to 32 of REF_DELTA id.
+const maxEntryHeader = 10 + MaxIDSize
 
 var (
 	errEntryHeader = errors.New("bad pack entry header")
@@ -35,8 +36,8 @@ type entryHeader struct {
 
 // parseEntryHeader decodes the header of the entry at pack offset off from
 // b, which holds the pack's bytes from off on (possibly fewer than the
-// whole entry).
-func parseEntryHeader(b []byte, off int64) (entryHeader, error) {
+// whole entry); a REF_DELTA's base id is hs bytes long.
+func parseEntryHeader(b []byte, off int64, hs int) (entryHeader, error) {
 	var h entryHeader
 	if len(b) == 0 {
 		return h, errShortHeader
@@ -85,11 +86,11 @@ func parseEntryHeader(b []byte, off int64) (entryHeader, error) {
 		}
 		h.baseOff = off - int64(dist)
 	case refDelta:
-		if len(b)-i < IDSize {
+		if len(b)-i < hs {
 			return h, errShortHeader
 		}
-		copy(h.baseID[:], b[i:])
-		i += IDSize
+		copy(h.baseID[:hs], b[i:])
+		i += hs
 	default:
 		return h, fmt.Errorf("%w: type %d", errEntryHeader, h.typ)
 	}

@@ -34,7 +34,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for e, err := range odb.TreeEntries(tree) {
+	for e, err := range odb.TreeEntries(tree, db.HashSize()) {
 		if err != nil {
 			log.Fatal(err)
 		}

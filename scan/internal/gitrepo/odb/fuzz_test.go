@@ -29,21 +29,27 @@ func FuzzEntryHeader(f *testing.F) {
 	f.Add([]byte{0x62, 0x91, 0x2e, 0x78}, int64(50000))
 	f.Add(append([]byte{0x75}, bytes.Repeat([]byte{0xab}, 20)...), int64(12))
 	f.Fuzz(func(t *testing.T, b []byte, off int64) {
-		h, err := parseEntryHeader(b, off)
-		if err != nil {
-			return
-		}
-		if h.hdrLen > len(b) || h.hdrLen > maxEntryHeader || h.size < 0 {
-			t.Fatalf("header %+v from %d bytes", h, len(b))
-		}
-		switch h.typ {
-		case TypeCommit, TypeTree, TypeBlob, TypeTag, refDelta:
-		case ofsDelta:
-			if h.baseOff < packHeaderLen || h.baseOff >= off {
-				t.Fatalf("base offset %d for an entry at %d", h.baseOff, off)
+		for _, hs := range []int{SHA1Size, SHA256Size} {
+			h, err := parseEntryHeader(b, off, hs)
+			if err != nil {
+				continue
 			}
-		default:
-			t.Fatalf("type %d accepted", h.typ)
+			if h.hdrLen > len(b) || h.hdrLen > maxEntryHeader || h.size < 0 {
+				t.Fatalf("header %+v from %d bytes", h, len(b))
+			}
+			switch h.typ {
+			case TypeCommit, TypeTree, TypeBlob, TypeTag:
+			case refDelta:
+				if h.baseID.Size() > hs {
+					t.Fatalf("base id %s of a %d-byte id", h.baseID, hs)
+				}
+			case ofsDelta:
+				if h.baseOff < packHeaderLen || h.baseOff >= off {
+					t.Fatalf("base offset %d for an entry at %d", h.baseOff, off)
+				}
+			default:
+				t.Fatalf("type %d accepted", h.typ)
+			}
 		}
 	})
 }
@@ -72,9 +78,24 @@ func FuzzDelta(f *testing.F) {
 }
 
 func FuzzIndex(f *testing.F) {
-	f.Add(make([]byte, fanoutSize+trailerSize))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		x, err := parseIndex(data)
+	f.Add(make([]byte, fanoutSize+2*SHA1Size))
+	f.Fuzz(func(t *testing.T, data []byte) { checkIndex(t, data, SHA1Size) })
+}
+
+// FuzzIndexSHA256 is FuzzIndex for the indexes of a SHA-256 repository
+// (32-byte names); its seeds are git's own.
+func FuzzIndexSHA256(f *testing.F) {
+	f.Add(make([]byte, fanoutSize+2*SHA256Size))
+	f.Fuzz(func(t *testing.T, data []byte) { checkIndex(t, data, SHA256Size) })
+}
+
+// checkIndex parses data as an index of hs-byte ids: an error, or an
+// index whose every name is found where it is and whose reverse index
+// the two sorts agree on.
+func checkIndex(t *testing.T, data []byte, hs int) {
+	t.Helper()
+	{
+		x, err := parseIndex(data, hs)
 		if err != nil {
 			return
 		}
@@ -99,7 +120,7 @@ func FuzzIndex(f *testing.F) {
 				}
 			}
 		}
-	})
+	}
 }
 
 // zlibOf compresses s as git would store it.
@@ -153,23 +174,27 @@ func FuzzCommit(f *testing.F) {
 }
 
 func FuzzTree(f *testing.F) {
-	id := string(bytes.Repeat([]byte{7}, IDSize))
+	id := string(bytes.Repeat([]byte{7}, SHA1Size))
 	f.Add([]byte("100644 a.txt\x00" + id + "40000 dir\x00" + id))
 	f.Add([]byte("120000 link\x00" + id + "160000 sub\x00" + id))
+	id256 := string(bytes.Repeat([]byte{9}, SHA256Size))
+	f.Add([]byte("100644 a.txt\x00" + id256 + "40000 dir\x00" + id256))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		es, err := ParseTree(data)
-		if err != nil {
-			return
-		}
-		n := 0
-		for _, e := range es {
-			if len(e.Name) == 0 || bytes.IndexByte(e.Name, 0) >= 0 || canonMode(e.Mode) != e.Mode {
-				t.Fatalf("entry %+v", e)
+		for _, hs := range []int{SHA1Size, SHA256Size} {
+			es, err := ParseTree(data, hs)
+			if err != nil {
+				continue
 			}
-			n += len(e.Name) + 1 + IDSize
-		}
-		if n > len(data) {
-			t.Fatalf("entries cover %d of %d bytes", n, len(data))
+			n := 0
+			for _, e := range es {
+				if len(e.Name) == 0 || bytes.IndexByte(e.Name, 0) >= 0 || canonMode(e.Mode) != e.Mode || e.ID.Size() > hs {
+					t.Fatalf("entry %+v", e)
+				}
+				n += len(e.Name) + 1 + hs
+			}
+			if n > len(data) {
+				t.Fatalf("entries cover %d of %d bytes", n, len(data))
+			}
 		}
 	})
 }

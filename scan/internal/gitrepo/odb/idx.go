@@ -16,17 +16,18 @@ import (
 // starting with b sit at positions fanout[b-1]..fanout[b] of the sorted
 // name table.
 //
-//	v1: fanout[256] then n × (offset uint32, id [20]byte), trailer
-//	v2: "\377tOc" 2 fanout[256] ids[n][20] crc32[n] offset32[n] offset64[k], trailer
+//	v1: fanout[256] then n × (offset uint32, id [H]byte), trailer
+//	v2: "\377tOc" 2 fanout[256] ids[n][H] crc32[n] offset32[n] offset64[k], trailer
 //
 // In v2 an offset32 with its top bit set is an index into offset64, for
 // packs larger than 2 GiB. The trailer is the pack's checksum and the
-// index's own.
+// index's own. H, the id length, is 20 in a SHA-1 repository and 32 in a
+// SHA-256 one; the file does not say which (git's version 2 has no field
+// for it), the repository's configuration does.
 
 const (
 	idxMagic      = "\377tOc"
 	fanoutSize    = 256 * 4
-	trailerSize   = 2 * IDSize
 	packHeaderLen = 12
 )
 
@@ -36,21 +37,27 @@ var errIndexFormat = errors.New("malformed pack index")
 // for concurrent use.
 type index struct {
 	version int
+	hs      int // id length: 20 or 32
 	n       int
 	fanout  [256]uint32
-	names   []byte // n × IDSize, sorted
+	names   []byte // n × hs, sorted
 	crcs    []byte // v2: n × 4, the CRC-32 of each entry as stored; v1: nil
 	off32   []byte // v2: n × 4; v1: nil
 	off64   []byte // v2: k × 8
-	v1      []byte // v1: n × 24 entries
+	v1      []byte // v1: n × (4+hs) entries
 }
 
-// parseIndex decodes an index file's bytes; data is kept, not copied.
+// parseIndex decodes an index file's bytes, whose ids are hs bytes long
+// (SHA1Size or SHA256Size); data is kept, not copied.
 // Offsets are checked to lie after a pack header but not against the
 // pack's size: a truncated pack keeps the objects before the cut readable,
 // and a read past its end is an error naming that object.
-func parseIndex(data []byte) (*index, error) {
-	x := &index{}
+func parseIndex(data []byte, hs int) (*index, error) {
+	if hs != SHA1Size && hs != SHA256Size {
+		return nil, fmt.Errorf("%w: id length %d", errIndexFormat, hs)
+	}
+	x := &index{hs: hs}
+	trailerSize := 2 * hs
 	body := data
 	if len(data) >= 8 && string(data[:4]) == idxMagic {
 		x.version = int(binary.BigEndian.Uint32(data[4:8]))
@@ -76,18 +83,18 @@ func parseIndex(data []byte) (*index, error) {
 	x.n = int(prev)
 	rest := int64(len(body) - fanoutSize - trailerSize)
 	if x.version == 1 {
-		if rest != n*(4+IDSize) {
-			return nil, fmt.Errorf("%w: %d objects need %d bytes of entries, have %d", errIndexFormat, n, n*(4+IDSize), rest)
+		if rest != n*int64(4+hs) {
+			return nil, fmt.Errorf("%w: %d objects need %d bytes of entries, have %d", errIndexFormat, n, n*int64(4+hs), rest)
 		}
 		x.v1 = body[fanoutSize : fanoutSize+rest]
 	} else {
-		fixed := n * (IDSize + 4 + 4)
+		fixed := n * int64(hs+4+4)
 		if rest < fixed || (rest-fixed)%8 != 0 || (rest-fixed)/8 > n {
 			return nil, fmt.Errorf("%w: %d objects do not fit %d bytes of tables", errIndexFormat, n, rest)
 		}
 		p := int64(fanoutSize)
-		x.names = body[p : p+n*IDSize]
-		p += n * IDSize
+		x.names = body[p : p+n*int64(hs)]
+		p += n * int64(hs)
 		x.crcs = body[p : p+n*4]
 		p += n * 4
 		x.off32 = body[p : p+n*4]
@@ -146,9 +153,10 @@ func (x *index) validate() error {
 func (x *index) name(i int) ID {
 	var id ID
 	if x.v1 != nil {
-		copy(id[:], x.v1[24*i+4:])
+		e := (4 + x.hs) * i
+		copy(id[:x.hs], x.v1[e+4:])
 	} else {
-		copy(id[:], x.names[IDSize*i:])
+		copy(id[:x.hs], x.names[x.hs*i:])
 	}
 	return id
 }
@@ -156,7 +164,7 @@ func (x *index) name(i int) ID {
 // offset returns the pack offset of the entry at position i.
 func (x *index) offset(i int) int64 {
 	if x.v1 != nil {
-		return int64(binary.BigEndian.Uint32(x.v1[24*i:]))
+		return int64(binary.BigEndian.Uint32(x.v1[(4+x.hs)*i:]))
 	}
 	o := binary.BigEndian.Uint32(x.off32[4*i:])
 	if o&0x80000000 == 0 {
@@ -186,9 +194,10 @@ func (x *index) find(id *ID) (int, bool) {
 		m := int(uint(lo+hi) >> 1)
 		var c int
 		if x.v1 != nil {
-			c = bytes.Compare(x.v1[24*m+4:24*m+4+IDSize], id[:])
+			e := (4+x.hs)*m + 4
+			c = bytes.Compare(x.v1[e:e+x.hs], id[:x.hs])
 		} else {
-			c = bytes.Compare(x.names[IDSize*m:IDSize*m+IDSize], id[:])
+			c = bytes.Compare(x.names[x.hs*m:x.hs*m+x.hs], id[:x.hs])
 		}
 		switch {
 		case c < 0:
@@ -293,12 +302,17 @@ func buildReverseSlow(x *index, r *reverseIndex) (*reverseIndex, error) {
 	return r, nil
 }
 
-// parseReverse reads a .rev file (git 2.31+): "RIDX", version 1, hash 1,
-// then the n positions in pack order and a trailer. It is checked to be a
+// parseReverse reads a .rev file (git 2.31+): "RIDX", version 1, the
+// hash function (1 for SHA-1, 2 for SHA-256), then the n positions in
+// pack order and a trailer of two checksums. It is checked to be a
 // permutation sorted by offset, so it can stand in for buildReverse.
 func parseReverse(data []byte, x *index) (*reverseIndex, error) {
-	if len(data) != 12+4*x.n+trailerSize || string(data[:4]) != "RIDX" ||
-		binary.BigEndian.Uint32(data[4:]) != 1 || binary.BigEndian.Uint32(data[8:]) != 1 {
+	hashID := uint32(1)
+	if x.hs == SHA256Size {
+		hashID = 2
+	}
+	if len(data) != 12+4*x.n+2*x.hs || string(data[:4]) != "RIDX" ||
+		binary.BigEndian.Uint32(data[4:]) != 1 || binary.BigEndian.Uint32(data[8:]) != hashID {
 		return nil, fmt.Errorf("%w: bad reverse index", errIndexFormat)
 	}
 	r := &reverseIndex{x: x, order: make([]uint32, x.n)}

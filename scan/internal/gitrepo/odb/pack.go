@@ -54,7 +54,7 @@ type Pack struct {
 // (the pack's objects are then unknown); a bad or short pack file is not:
 // the pack is kept, marked broken, so that reads of its objects report
 // the damage by id.
-func openPack(idxPath string, num uint32) (*Pack, error) {
+func openPack(idxPath string, num uint32, hs int) (*Pack, error) {
 	base := strings.TrimSuffix(idxPath, ".idx")
 	p := &Pack{num: num, path: base + ".pack", revPath: base + ".rev"}
 	xf, err := smallfile.Open(idxPath)
@@ -70,7 +70,7 @@ func openPack(idxPath string, num uint32) (*Pack, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.idx, err = parseIndex(data); err != nil {
+	if p.idx, err = parseIndex(data, hs); err != nil {
 		_ = unmap()
 		return nil, fmt.Errorf("%s: %w", idxPath, err)
 	}
@@ -84,7 +84,7 @@ func openPack(idxPath string, num uint32) (*Pack, error) {
 		p.broken = err
 		return p, nil
 	}
-	p.end = st.Size() - IDSize
+	p.end = st.Size() - int64(p.idx.hs)
 	var hdr [packHeaderLen]byte
 	if _, err := p.f.ReadAt(hdr[:], 0); err != nil {
 		p.broken = fmt.Errorf("pack header: %w", noEOF(err))
@@ -194,14 +194,14 @@ func (p *Pack) load(off int64, buf []byte, maxHold int64) (stored, []byte, error
 		if want, ok := p.idx.crc(e.pos); ok && crc32.ChecksumIEEE(e.raw) != want {
 			return e, buf[:at], errCRC
 		}
-		e.h, err = parseEntryHeader(e.raw, off)
+		e.h, err = parseEntryHeader(e.raw, off, p.idx.hs)
 		return e, buf, err
 	}
 	var hdr [maxEntryHeader]byte
 	if err := p.readAt(hdr[:min(n, maxEntryHeader)], off); err != nil {
 		return e, buf, err
 	}
-	e.h, err = parseEntryHeader(hdr[:min(n, maxEntryHeader)], off)
+	e.h, err = parseEntryHeader(hdr[:min(n, maxEntryHeader)], off, p.idx.hs)
 	return e, buf, err
 }
 

@@ -159,7 +159,7 @@ func TestParseTreeMatchesLsTree(t *testing.T) {
 	// A tree with a mode git no longer writes (group-writable file).
 	blob := strings.TrimSpace(string(git(t, dir, []byte("old\n"), "hash-object", "-w", "--stdin")))
 	raw, _ := ParseID(blob)
-	oldTree := append([]byte("100664 old.txt\x00"), raw[:]...)
+	oldTree := append([]byte("100664 old.txt\x00"), raw[:raw.Size()]...)
 	git(t, dir, oldTree, "hash-object", "-t", "tree", "-w", "--stdin", "--literally")
 
 	db, err := openRepo(dir, Options{})
@@ -173,7 +173,7 @@ func TestParseTreeMatchesLsTree(t *testing.T) {
 			continue
 		}
 		trees++
-		entries, err := ParseTree(o.data)
+		entries, err := ParseTree(o.data, SHA1Size)
 		if err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}
@@ -221,7 +221,7 @@ func TestParseTreeRejects(t *testing.T) {
 		"1006440000 name\x00" + id,  // mode too long
 		"100644name\x00" + id,       // no space
 	} {
-		if _, err := ParseTree([]byte(in)); err == nil {
+		if _, err := ParseTree([]byte(in), SHA1Size); err == nil {
 			t.Errorf("%q parsed", in)
 		}
 	}

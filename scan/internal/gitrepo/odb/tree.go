@@ -88,12 +88,13 @@ type TreeEntry struct {
 	ID   ID
 }
 
-// TreeEntries yields the entries of a tree object's content in order. A
+// TreeEntries yields the entries of a tree object's content in order,
+// their ids hs bytes long (SHA1Size or SHA256Size, the repository's). A
 // malformed entry ends the sequence with an error.
-func TreeEntries(data []byte) iter.Seq2[TreeEntry, error] {
+func TreeEntries(data []byte, hs int) iter.Seq2[TreeEntry, error] {
 	return func(yield func(TreeEntry, error) bool) {
 		for len(data) > 0 {
-			e, n, err := parseTreeEntry(data)
+			e, n, err := parseTreeEntry(data, hs)
 			if err != nil {
 				yield(TreeEntry{}, err)
 				return
@@ -106,13 +107,18 @@ func TreeEntries(data []byte) iter.Seq2[TreeEntry, error] {
 	}
 }
 
-// ParseTree returns all the entries of a tree object's content.
-func ParseTree(data []byte) ([]TreeEntry, error) { return AppendTree(nil, data) }
+// ParseTree returns all the entries of a tree object's content, their ids
+// hs bytes long.
+func ParseTree(data []byte, hs int) ([]TreeEntry, error) { return AppendTree(nil, data, hs) }
 
-// AppendTree appends the entries of a tree object's content to es.
-func AppendTree(es []TreeEntry, data []byte) ([]TreeEntry, error) {
+// AppendTree appends the entries of a tree object's content, their ids hs
+// bytes long, to es.
+func AppendTree(es []TreeEntry, data []byte, hs int) ([]TreeEntry, error) {
+	if hs != SHA1Size && hs != SHA256Size {
+		return es, fmt.Errorf("%w: id length %d", errTree, hs)
+	}
 	for len(data) > 0 {
-		e, n, err := parseTreeEntry(data)
+		e, n, err := parseTreeEntry(data, hs)
 		if err != nil {
 			return es, err
 		}
@@ -123,8 +129,8 @@ func AppendTree(es []TreeEntry, data []byte) ([]TreeEntry, error) {
 }
 
 // parseTreeEntry decodes the entry at the start of data and returns its
-// length.
-func parseTreeEntry(data []byte) (TreeEntry, int, error) {
+// length; its id is hs bytes long.
+func parseTreeEntry(data []byte, hs int) (TreeEntry, int, error) {
 	var e TreeEntry
 	sp := bytes.IndexByte(data, ' ')
 	if sp <= 0 || sp > 7 {
@@ -147,10 +153,13 @@ func parseTreeEntry(data []byte) (TreeEntry, int, error) {
 	}
 	name := data[sp+1 : sp+1+nul]
 	end := sp + 1 + nul + 1
-	if len(data)-end < IDSize {
+	if hs != SHA1Size && hs != SHA256Size {
+		return e, 0, fmt.Errorf("%w: id length %d", errTree, hs)
+	}
+	if len(data)-end < hs {
 		return e, 0, fmt.Errorf("%w: truncated id after %q", errTree, name)
 	}
 	e.Name = name[:len(name):len(name)]
-	copy(e.ID[:], data[end:])
-	return e, end + IDSize, nil
+	copy(e.ID[:hs], data[end:])
+	return e, end + hs, nil
 }
