@@ -1,9 +1,12 @@
 package fork_test
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/spindle-go/spindle/fork"
 )
@@ -88,13 +91,13 @@ func TestRecurseForksAreTaken(t *testing.T) {
 		}
 		return a + b
 	}
-	for range 20 {
-		if got := fork.Recurse(p, count, 20); got != 6765 {
-			t.Fatalf("fib(20) = %d", got)
+	for i := 0; i < 50 && taken.Load() == 0; i++ {
+		if got := fork.Recurse(p, count, 16); got != 987 {
+			t.Fatalf("fib(16) = %d", got)
 		}
 	}
 	if taken.Load() == 0 {
-		t.Fatal("no fork was taken by another worker in 20 runs of fib(20) with a 1µs heartbeat")
+		t.Fatal("no fork was taken by another worker in 50 runs of fib(16) with a 1µs heartbeat")
 	}
 }
 
@@ -221,5 +224,66 @@ func TestRecurseAllocatesNothingWhenUntaken(t *testing.T) {
 	fork.Recurse(p, sumRec, root)
 	if n := testing.AllocsPerRun(20, func() { fork.Recurse(p, sumRec, root) }); n != 0 {
 		t.Fatalf("%v allocations per Recurse of a 1023-node tree on 1 worker", n)
+	}
+}
+
+// TestRecurseDeepChains forks 100,000 deep before joining anything, so the
+// Rec's stack of inputs grows many times while forks are pending, with and
+// without thieves.
+func TestRecurseDeepChains(t *testing.T) {
+	const depth = 100_000
+	// chain(r, n) forks a leaf (-1) at each of n levels and counts the
+	// leaves: n+1.
+	var chain func(r *fork.Rec[int, int], n int) int
+	chain = func(r *fork.Rec[int, int], n int) int {
+		if n <= 0 {
+			return 1
+		}
+		r.Fork(-1)
+		v := chain(r, n-1)
+		w, ok := r.Join()
+		if !ok {
+			w = chain(r, -1)
+		}
+		return v + w
+	}
+	for _, c := range configs {
+		t.Run(name(c), func(t *testing.T) {
+			p := fork.NewPool(c)
+			defer p.Close()
+			if got := fork.Recurse(p, chain, depth); got != depth+1 {
+				t.Fatalf("chain of %d: %d leaves, want %d", depth, got, depth+1)
+			}
+		})
+	}
+}
+
+func TestConcurrentRecursesShareAPool(t *testing.T) {
+	p := fork.NewPool(fork.Config{Workers: 3, Heartbeat: 2 * time.Microsecond})
+	defer p.Close()
+	root := balanced(1, 1<<12-1)
+	want := sumSeq(root)
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 30 {
+				var got int
+				if g%2 == 0 {
+					got = fork.Recurse(p, sumRec, root)
+				} else {
+					got = fork.Call(p, sumFork, root)
+				}
+				if got != want {
+					errs <- fmt.Sprintf("caller %d round %d: %d, want %d", g, i, got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

@@ -60,6 +60,26 @@ func Example_fork() {
 	// Output: 6765
 }
 
+func Example_forkRec() {
+	pool := fork.NewPool(fork.Config{})
+	defer pool.Close()
+	var fib func(r *fork.Rec[int, int], n int) int
+	fib = func(r *fork.Rec[int, int], n int) int {
+		if n < 2 {
+			return n
+		}
+		r.Fork(n - 2) // a call of fib itself, offered to idle workers
+		a := fib(r, n-1)
+		b, ok := r.Join()
+		if !ok { // nobody took it: call it here
+			b = fib(r, n-2)
+		}
+		return a + b
+	}
+	fmt.Println(fork.Recurse(pool, fib, 30))
+	// Output: 832040
+}
+
 func Example_flow() {
 	g := flow.New("release")
 	step := func(name string) func(context.Context) error {
