@@ -28,7 +28,10 @@ var (
 	corpusChunks [][]byte
 )
 
-func goSourceChunks(b *testing.B) [][]byte {
+func goSourceChunks(b *testing.B) [][]byte { return goSource(b) }
+
+// goSource is goSourceChunks for any test.
+func goSource(b testing.TB) [][]byte {
 	corpusOnce.Do(func() {
 		var all []byte
 		out, err := exec.Command("go", "env", "GOROOT").Output()

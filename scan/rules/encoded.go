@@ -2,6 +2,7 @@ package rules
 
 import (
 	"encoding/base64"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -196,6 +197,7 @@ next:
 	for p < hi {
 		k := p
 		var all, mark uint8
+		var marks uint
 		for ; k+8 <= hi; k += 8 {
 			b := data[k : k+8 : k+8]
 			c0, c1, c2, c3 := encClass[b[0]], encClass[b[1]], encClass[b[2]], encClass[b[3]]
@@ -203,6 +205,10 @@ next:
 			all = c0 & c1 & c2 & c3 & c4 & c5 & c6 & c7 & clB64
 			mark = (c0 | c1 | c2 | c3 | c4 | c5 | c6 | c7) & clStart
 			if all|mark != 0 {
+				// The block's markers as bits, tried in order below.
+				marks = uint(c0&clStart)>>2 | uint(c1&clStart)>>1 | uint(c2&clStart) |
+					uint(c3&clStart)<<1 | uint(c4&clStart)<<2 | uint(c5&clStart)<<3 |
+					uint(c6&clStart)<<4 | uint(c7&clStart)<<5
 				break
 			}
 		}
@@ -221,9 +227,26 @@ next:
 			p = end
 			continue
 		}
-		for j := k; j < end; j++ {
-			if encClass[data[j]]&clStart == 0 {
-				continue
+		if end-k < 8 {
+			marks = 0
+			for i, c := range data[k:end] {
+				marks |= uint(encClass[c]&clStart) >> 2 << i
+			}
+		}
+		// A block of escapes holds two or more markers, and most of its
+		// bytes are not one: the markers are tried from their bits.
+		for ; marks != 0; marks &= marks - 1 {
+			j := k + bits.TrailingZeros(marks)
+			if data[j] == '\\' && en.kinds&encEscape == 0 {
+				// Only \u or \\u can start a run here (startAt's test,
+				// made before the call for the blocks of \x escapes).
+				q := j + 1
+				if q < hi && data[q] == '\\' {
+					q++
+				}
+				if q >= hi || data[q]|0x20 != 'u' {
+					continue
+				}
 			}
 			if data[j] == 'U' {
 				if j+1 >= hi || data[j+1] != '+' {
@@ -315,11 +338,28 @@ func (en encodings) startAt(data []byte, p, hi int) (encKind, int) {
 			return encPercent, lastOnLine(data, p, hi, percentAt, en.maxSegment)
 		}
 	case '\\':
-		if end := escapeRun(data, p, hi, 'u', 4); end > p {
-			return encUnicode, end
+		// The letter after one or two backslashes says which run can
+		// start here, and the decoder set is checked before the run is
+		// walked: a run walked and thrown away at each of its backslashes
+		// would be quadratic.
+		q := p + 1
+		if q < hi && data[q] == '\\' {
+			q++
 		}
-		if end := escapeRun(data, p, hi, 'x', 2); end > p && kinds&encEscape != 0 {
-			return encEscape, end
+		if q >= hi {
+			break
+		}
+		switch data[q] | 0x20 {
+		case 'u':
+			if end := escapeRun(data, p, hi, 'u', 4); end > p {
+				return encUnicode, end
+			}
+		case 'x':
+			if kinds&encEscape != 0 {
+				if end := escapeRun(data, p, hi, 'x', 2); end > p {
+					return encEscape, end
+				}
+			}
 		}
 	case '&':
 		if kinds&encHTML != 0 && entityAt(data, p, hi) > 0 {
