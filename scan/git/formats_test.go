@@ -188,3 +188,19 @@ func TestSplitIndexStagedAndPreCommit(t *testing.T) {
 		}
 	}
 }
+
+// TestReftableHistoryScans scans the histories of the reftable
+// repositories git 2.47 made (gitrepo's testdata, SHA-1 and SHA-256):
+// every commit the refs reach, no warning.
+func TestReftableHistoryScans(t *testing.T) {
+	det, _ := parityDetector(t)
+	for _, name := range []string{"sha1", "sha256"} {
+		var warnings []scan.Warning
+		st, err := Scan(context.Background(), filepath.Join("..", "internal", "gitrepo", "testdata", "reftable", name+".git"), Options{},
+			scan.Options{Detector: det, ArchiveDepth: scan.NoArchives, OnFinding: func(report.Finding) {},
+				OnWarning: func(w scan.Warning) { warnings = append(warnings, w) }})
+		if err != nil || st.Commits != 3 || len(warnings) > 0 {
+			t.Errorf("%s: %d commits, %v, warnings %v", name, st.Commits, err, warnings)
+		}
+	}
+}

@@ -44,6 +44,8 @@ type Repo struct {
 	// reftable says the refs are kept in reftable files
 	// (extensions.refStorage = reftable) rather than as files.
 	reftable bool
+	// rtCache is the reftable stacks as last read, shared by copies.
+	rtCache *reftableCache
 }
 
 // Env is the part of git's environment that says where a repository is
@@ -248,6 +250,7 @@ func readGitFile(p string, env Env) (string, error) {
 func finish(r *Repo, env Env) (*Repo, error) {
 	r.env = env
 	r.packed = &packedCache{}
+	r.rtCache = &reftableCache{}
 	r.CommonDir = r.GitDir
 	if env.CommonDir != "" {
 		r.CommonDir = resolve(r.GitDir, env.CommonDir)
@@ -262,6 +265,7 @@ func finish(r *Repo, env Env) (*Repo, error) {
 	if err := checkFormat(cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.GitDir, err)
 	}
+	r.reftable = strings.EqualFold(cfg.Get("extensions", "", "refstorage"), "reftable")
 	if env.GitDir == "" || env.WorkTree == "" {
 		if bare, ok := cfg.Bool("core", "", "bare"); ok && bare && env.WorkTree == "" {
 			r.Top = ""
@@ -287,13 +291,17 @@ func finish(r *Repo, env Env) (*Repo, error) {
 }
 
 // checkFormat refuses what this package cannot read: a format version
-// above 1, and refs stored as a reftable.
+// above 1, refs stored other than as files or reftables, objects named
+// by a hash other than SHA-1 or SHA-256.
 func checkFormat(cfg *Config) error {
 	if v, ok := cfg.Int("core", "", "repositoryformatversion"); ok && v > 1 {
 		return fmt.Errorf("%w: repository format version %d", ErrUnsupported, v)
 	}
-	if rs := cfg.Get("extensions", "", "refstorage"); rs != "" && !strings.EqualFold(rs, "files") {
-		return fmt.Errorf("%w: refs stored as %q (only files are read)", ErrUnsupported, rs)
+	if rs := cfg.Get("extensions", "", "refstorage"); rs != "" && !strings.EqualFold(rs, "files") && !strings.EqualFold(rs, "reftable") {
+		return fmt.Errorf("%w: refs stored as %q (files and reftable are read)", ErrUnsupported, rs)
+	}
+	if of := cfg.Get("extensions", "", "objectformat"); of != "" && !strings.EqualFold(of, "sha1") && !strings.EqualFold(of, "sha256") {
+		return fmt.Errorf("%w: objects named by %q (sha1 and sha256 are read)", ErrUnsupported, of)
 	}
 	return nil
 }

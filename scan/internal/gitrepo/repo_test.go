@@ -110,10 +110,12 @@ func TestFindWithGitsEnvironment(t *testing.T) {
 	}
 }
 
-// TestFindRefusesWhatItCannotRead: an unknown format version and reftable
-// refs are ErrUnsupported, not misread.
+// TestFindRefusesWhatItCannotRead: an unknown format version, ref
+// storage or object format is ErrUnsupported, not misread.
 func TestFindRefusesWhatItCannotRead(t *testing.T) {
-	for _, cfg := range []string{"[core]\n\trepositoryformatversion = 2\n", "[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefStorage = reftable\n"} {
+	for _, cfg := range []string{"[core]\n\trepositoryformatversion = 2\n",
+		"[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefStorage = lmdb\n",
+		"[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectFormat = sha3\n"} {
 		top := gitRepo(t)
 		os.WriteFile(filepath.Join(top, ".git", "config"), []byte(cfg), 0o644)
 		if _, err := FindEnv(top, Env{}); !errors.Is(err, ErrUnsupported) {

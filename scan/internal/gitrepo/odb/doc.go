@@ -9,7 +9,7 @@
 // an object too large for memory, Delta shows how an object is stored as
 // a delta of another, and Pack.Entries lists a pack in offset order.
 // ParseCommit, ParseCommitLinks, ParseTag and TreeEntries decode the
-// objects a history walk needs.
+// objects a history walk needs, in SHA-1 and SHA-256 repositories.
 //
 //	db, err := odb.Open("path/to/repo/.git/objects", odb.Options{})
 //	...
@@ -140,9 +140,17 @@
 // # Not done
 //
 // A multi-pack-index is not read: git keeps each pack's own index beside
-// it, and those are what Open reads. SHA-256 repositories are not read.
-// Partial clones read as repositories with missing objects (nothing is
-// fetched).
+// it, and those are what Open reads. Partial clones read as repositories
+// with missing objects (nothing is fetched).
+//
+// # Object formats
+//
+// An ID holds a SHA-1 id (20 bytes, then zeros) or a SHA-256 one (32
+// bytes); Options.HashSize says which a repository uses, as its
+// extensions.objectFormat does, and pack indexes (whose version 2 does
+// not say), .rev files, REF_DELTA bases and tree entries are read with
+// it. IDs compare and key maps as 32-byte arrays in either format; on a
+// SHA-1 history that costs nothing measurable (BENCHMARKS.md, issue 28).
 //
 // # Commits and trees
 //
