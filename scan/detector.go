@@ -60,6 +60,15 @@ type CommitAllower interface {
 	CommitAllows(commit, ruleID, path string, secret, match []byte) bool
 }
 
+// Keyed is implemented by a Detector that can name what it finds: two
+// detectors with the same Key, built by the same code, report the same
+// findings on the same input. A history scan's store keys what it keeps
+// by it (package scan/git); a Detector without it is not cached. Rules
+// implements it (see rules.Detector.Key).
+type Keyed interface {
+	Key() string
+}
+
 // Rules adapts a compiled rule set to the engine:
 //
 //	det, err := rules.Compile(rules.Default())
@@ -91,6 +100,8 @@ func (r rulesDetector) ScanWhole(s any, path string, data []byte, emit func(rule
 func (r rulesDetector) MayFind(s any, path string, data []byte) bool {
 	return s.(*rules.Scratch).MayFind(path, data)
 }
+
+func (r rulesDetector) Key() string { return r.d.Key() }
 
 func (r rulesDetector) HasCommitAllowlists() bool { return r.d.HasCommitAllowlists() }
 

@@ -114,6 +114,12 @@ func (b *Batch) AddSource(s Source) {
 // opened) as a Warning; the scan goes on.
 func (b *Batch) Warn(path, op string, err error) { b.e.warn(path, op, err) }
 
+// Report hands the engine a finding the source already has, one an
+// earlier scan found (a history scan's stored results): it goes through
+// the ignore lists and the baseline to Options.OnFinding, and is counted,
+// like a finding of a scanned object. Its fingerprint must be set.
+func (b *Batch) Report(f report.Finding) { b.e.reportOne(&object{rc: b.rc}, f) }
+
 // Skip counts an object the source chose not to list, under a Skip*
 // reason (or one of its own), in Stats.Skipped.
 func (b *Batch) Skip(reason string) { b.w.Scratch.c.skip(reason) }

@@ -25,6 +25,8 @@ type gitOptions struct {
 	unstaged  bool
 	preCommit bool
 	reposFile string
+	cacheDir  string
+	noCache   bool
 }
 
 const gitLong = `git scans a repository's history for secrets as gitleaks git does, with
@@ -85,8 +87,38 @@ func newGitCmd(e env) *cobra.Command {
 	f.StringVar(&o.platform, "platform", "", "the `PLATFORM` links in reports point to: github, gitlab, azuredevops, gitea, bitbucket, none (default: from the remote's host)")
 	f.BoolVar(&o.unstaged, "unstaged", false, "scan the work tree's changes that are not staged (--pre-commit without --staged)")
 	f.StringVar(&o.reposFile, "repos", "", "scan the repositories listed in `FILE` (one path per line) too; findings are named repo/path")
+	f.StringVar(&o.cacheDir, "cache", "", "keep what each commit yields in a store under `DIR` and scan only the commits it lacks (default: the user's cache directory; in a pre-receive hook, the repository's)")
+	f.BoolVar(&o.noCache, "no-cache", false, "scan every commit, reading and writing no store")
 	c.MarkFlagsMutuallyExclusive("staged", "unstaged")
+	c.MarkFlagsMutuallyExclusive("cache", "no-cache")
 	return c
+}
+
+// openRepository opens a repository; the tests count its calls.
+var openRepository = git.Open
+
+// historyCache is the store a history scan of repo uses (see git.Cache):
+// --cache DIR; else, in a pre-receive hook (git sets GIT_QUARANTINE_PATH),
+// the repository's own git directory, where the server's scans of every
+// push share it; else the user's cache directory. None with --no-cache,
+// or when no directory can be named. With --redact the store keeps no
+// finding, only the ids of the commits that have none.
+func historyCache(e env, o gitOptions, repo *git.Repository, warn func(error)) *git.Cache {
+	if o.noCache {
+		return nil
+	}
+	dir := o.cacheDir
+	switch {
+	case dir != "":
+	case e.getenv("GIT_QUARANTINE_PATH") != "" && repo != nil:
+		dir = filepath.Join(repo.GitDir(), "spindle", "history")
+	default:
+		var err error
+		if dir, err = git.DefaultCacheDir(); err != nil {
+			return nil
+		}
+	}
+	return &git.Cache{Dir: dir, NoFindings: o.redact > 0, OnWarning: warn}
 }
 
 // gitMemoryLimit is the Go heap's soft limit for history scans.
@@ -150,27 +182,53 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 	}
 	var hist git.Stats
 	configRoot := repo
-	if top, err := git.Top(repo); err == nil && len(repos) == 1 {
-		// The repository's .gitleaks.toml, wherever inside it spindle runs.
-		configRoot = top
+	// One repository is opened once, here: its top names the config, its
+	// remote the report's links, and the scan reads it. An error opening
+	// it is the scan's error.
+	var (
+		handle  *git.Repository
+		openErr error
+	)
+	if len(repos) == 1 {
+		if handle, openErr = openRepository(repo); openErr == nil {
+			defer handle.Close()
+			// The repository's .gitleaks.toml, wherever inside it spindle runs.
+			configRoot = handle.Top()
+		}
 	}
-	job := scanJob{configRoot: configRoot, scanned: gitScanned(o, repos, args), commits: func() int64 { return int64(hist.Commits) }}
+	history := !o.staged && !o.unstaged
+	job := scanJob{configRoot: configRoot, scanned: gitScanned(o, repos, args),
+		commits: func() int64 { return hist.Commits }}
+	if history && !o.noCache {
+		job.cached = func() (int64, string) { return hist.Cached, hist.Store }
+	}
 	job.run = func(ctx context.Context, opts scan.Options) (scan.Stats, error) {
+		warn := func(err error) {
+			if opts.OnWarning != nil {
+				opts.OnWarning(scan.Warning{Path: "history store", Op: "cache", Err: err})
+			}
+		}
 		var err error
 		switch {
+		case openErr != nil:
+			return hist.Stats, openErr
 		case o.staged:
-			hist, err = git.Staged(ctx, repo, opts)
+			hist, err = handle.Staged(ctx, opts)
 		case o.unstaged:
-			hist, err = git.Unstaged(ctx, repo, opts)
+			hist, err = handle.Unstaged(ctx, opts)
 		case len(repos) == 1:
-			hist, err = git.Scan(ctx, repo, hopts, opts)
+			hopts.Cache = historyCache(e, o, handle, warn)
+			hist, err = handle.Scan(ctx, hopts, opts)
 		default:
 			// Several repositories, one after another, each finding
 			// named by its repository.
 			for _, r := range repos {
 				h := hopts
 				h.Prefix = strings.TrimSuffix(filepath.ToSlash(r), "/") + "/"
-				st, serr := git.Scan(ctx, r, h, opts)
+				st, serr := scanRepository(ctx, r, func(repo *git.Repository) (git.Stats, error) {
+					h.Cache = historyCache(e, o, repo, warn)
+					return repo.Scan(ctx, h, opts)
+				})
 				hist = addHistory(hist, st)
 				if serr != nil {
 					return hist.Stats, fmt.Errorf("%s: %w", r, serr)
@@ -179,8 +237,8 @@ func runGit(c *cobra.Command, e env, o gitOptions, args []string) error {
 		}
 		return hist.Stats, err
 	}
-	if len(repos) == 1 && !o.staged && !o.unstaged {
-		job.remoteURL = git.RemoteURL(c.Context(), repo)
+	if handle != nil && history {
+		job.remoteURL = handle.RemoteURL()
 	}
 	err = runReport(c, e, o.scanOptions, format, job)
 	if o.logLevel <= levelDebug && hist.Commits > 0 {
@@ -233,6 +291,17 @@ func looksLikeRevision(s string) bool {
 	return !strings.ContainsAny(s, "/\\") || strings.Contains(s, "..") || strings.HasPrefix(s, "^")
 }
 
+// scanRepository opens the repository at path, scans it with run and
+// closes it.
+func scanRepository(ctx context.Context, path string, run func(*git.Repository) (git.Stats, error)) (git.Stats, error) {
+	r, err := openRepository(path)
+	if err != nil {
+		return git.Stats{}, err
+	}
+	defer r.Close()
+	return run(r)
+}
+
 // addHistory sums the stats of scans of several repositories.
 func addHistory(a, b git.Stats) git.Stats {
 	a.Files += b.Files
@@ -252,6 +321,10 @@ func addHistory(a, b git.Stats) git.Stats {
 		a.Skipped[k] += v
 	}
 	a.Commits += b.Commits
+	a.Cached += b.Cached
+	if a.Store == "" {
+		a.Store = b.Store
+	}
 	a.Changes += b.Changes
 	a.Pairs += b.Pairs
 	a.Diffed += b.Diffed

@@ -135,6 +135,7 @@ runtime it is built on against plain goroutines on this machine.`,
 		newDetectCmd(e),
 		newProtectCmd(e),
 		newRulesCmd(e),
+		newCacheCmd(e),
 		newBenchCmd(e),
 		newVersionCmd(e),
 	)

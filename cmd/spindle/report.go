@@ -415,6 +415,9 @@ func summarize(e env, o scanOptions, job scanJob, con *console, res *scanResult)
 		if n := st.Known; n > 0 {
 			fmt.Fprintf(e.stderr, "%s already in the baseline, not reported\n", plural(n, "finding", "findings"))
 		}
+		if line := storeLine(job); line != "" {
+			fmt.Fprintln(e.stderr, line)
+		}
 		return
 	}
 	if c := res.config; c != nil {
@@ -422,6 +425,9 @@ func summarize(e env, o scanOptions, job scanJob, con *console, res *scanResult)
 	}
 	if job.commits != nil {
 		con.log(levelInfo, fmt.Sprintf("%d commits scanned.", job.commits()))
+	}
+	if line := storeLine(job); line != "" {
+		con.log(levelDebug, line)
 	}
 	if n := st.Lost + st.Noise; n > 0 && res.complete() {
 		con.log(levelWarn, fmt.Sprintf("%s (%d lost data, %d noise)", plural(n, "warning", "warnings"), st.Lost, st.Noise))
@@ -444,6 +450,20 @@ func summarize(e env, o scanOptions, job scanJob, con *console, res *scanResult)
 	} else {
 		con.log(levelWarn, "no leaks found in partial scan")
 	}
+}
+
+// storeLine says how many of a history scan's commits came from its
+// store and how many were scanned; "" without a store.
+func storeLine(job scanJob) string {
+	if job.cached == nil || job.commits == nil {
+		return ""
+	}
+	cached, dir := job.cached()
+	if dir == "" {
+		return ""
+	}
+	return fmt.Sprintf("history store: %d of %s from the store, %d scanned (%s)",
+		cached, plural(job.commits(), "commit", "commits"), job.commits()-cached, dir)
 }
 
 // shortHash shortens "sha256:<64 hex>" to its first 12 digits for the

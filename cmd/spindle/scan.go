@@ -350,6 +350,9 @@ type scanJob struct {
 	// commits is the number of commits a history scan read, for the
 	// drop-ins' "N commits scanned."; nil outside history.
 	commits func() int64
+	// cached is how many of those came from the history store, and the
+	// store's directory; nil without a store.
+	cached func() (int64, string)
 }
 
 // scannedNames names what a shard scanned for its report's header: each

@@ -1,7 +1,6 @@
 package git
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -37,16 +36,24 @@ type Options struct {
 	// fingerprint: a scan of several repositories names each finding's
 	// repository this way ("repo/path/in/repo").
 	Prefix string
+	// Cache, if not nil, is where what each commit yields is stored, so
+	// that the commits an earlier scan with the same settings stored are
+	// not scanned again (see Cache).
+	Cache *Cache
 }
 
 // Stats describe a finished history scan.
 type Stats struct {
 	scan.Stats // the scan of the changed lines, with the findings as reported
-	// Commits is how many commits were diffed (this shard's); Changes how
-	// many file changes they make; Pairs how many of those are distinct
-	// (the same old and new blob at the same path, made again by a
-	// cherry-pick or a rebase, is diffed and scanned once).
-	Commits, Changes, Pairs int64
+	// Commits is how many commits the scan covers (this shard's); Cached
+	// how many of them came from the store (Options.Cache), reported as
+	// stored and not diffed; Changes how many file changes the others make;
+	// Pairs how many of those are distinct (the same old and new blob at
+	// the same path, made again by a cherry-pick or a rebase, is diffed
+	// and scanned once).
+	Commits, Cached, Changes, Pairs int64
+	// Store is the directory of the store the scan used; "" for none.
+	Store string
 	// Diffed counts the pairs whose lines were diffed; Quiet those whose
 	// changed region holds no keyword (nor encoded text, nor a path rule):
 	// no diff needed. Binary counts pairs git calls binary, scanned only
@@ -83,32 +90,6 @@ const maxObject = 128 << 20
 type repository struct {
 	*gitrepo.Repo
 	objs *gitrepo.Objects
-}
-
-// openRepo finds the repository that holds path (any directory inside a
-// work tree, a .git directory, a bare repository), as git does from
-// there, with git's environment (GIT_DIR, GIT_OBJECT_DIRECTORY, ...), and
-// opens its objects. Damage that leaves the rest readable goes to warn.
-func openRepo(path string, warn func(path, op string, err error)) (*repository, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("git: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("git: %s: %w", path, ErrNotRepository)
-	}
-	r, err := gitrepo.Find(path)
-	if err != nil {
-		return nil, fmt.Errorf("git: %w", err)
-	}
-	objs, warnings, err := r.OpenObjects(odb.Options{MaxObject: maxObject})
-	if err != nil {
-		return nil, fmt.Errorf("git: %w", err)
-	}
-	for _, w := range warnings {
-		warn(r.GitDir, "objects", w)
-	}
-	return &repository{Repo: r, objs: objs}, nil
 }
 
 func (r *repository) close() { r.objs.Close() }
@@ -209,29 +190,4 @@ func SplitLogOpts(s string) ([]string, error) {
 		args = append(args, cur.String())
 	}
 	return args, nil
-}
-
-// RemoteURL returns the URL of the "origin" remote of the repository that
-// holds path, or "" if it has none: reports use it to link findings to
-// the commit on its hosting platform, as gitleaks does.
-func RemoteURL(_ context.Context, path string) string {
-	r, err := gitrepo.Find(path)
-	if err != nil {
-		return ""
-	}
-	return r.RemoteURL()
-}
-
-// Top returns the top of the work tree that holds path (or the bare
-// repository itself): where a history scan looks for .gitleaks.toml and
-// .gitleaksignore.
-func Top(path string) (string, error) {
-	r, err := gitrepo.Find(path)
-	if err != nil {
-		return "", fmt.Errorf("git: %w", err)
-	}
-	if r.Top != "" {
-		return r.Top, nil
-	}
-	return r.GitDir, nil
 }

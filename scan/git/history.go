@@ -3,6 +3,7 @@ package git
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -24,14 +25,23 @@ type history struct {
 	opts    Options
 	sopts   scan.Options
 	commits []*commit // selected (this shard's), in log order
+	todo    []int32   // the commits to diff: those the store does not hold
 	units   []*unit   // the distinct changes, in diff order
 	meta    []commitMeta
+	// inc is the scan's use of its store; nil without a cache.
+	inc *incremental
+	// tainted marks the commits a warning concerns (an object that could
+	// not be read, a path left out): their results are not stored.
+	tainted []bool
 	// worktree maps the ids of work-tree files an unstaged scan diffs (not
 	// in the object database) to their paths.
 	worktree map[odb.ID]string
 
 	// bigMu is held while a big change is diffed (see bigUnit).
 	bigMu sync.Mutex
+	// warnMu serialises the warnings of the walk and the tree diffs,
+	// which run before the engine (and its own serialisation) starts.
+	warnMu sync.Mutex
 
 	// Counters, updated by the workers.
 	diffed, quiet, binary, unreadable, fragments, blobBytes atomic.Int64
@@ -55,22 +65,21 @@ type commitMeta struct {
 	id, author, email, date, subject string
 }
 
-// Scan scans the history of the repository that holds path (any directory
-// of its work tree, its .git directory, or a bare repository), finding for
-// finding what `gitleaks git` reports with the same rules: each finding
-// belongs to the commit whose patch adds the line it is on, with that
-// commit's path, line and column, author, email, date (RFC 3339, UTC) and
-// subject, and the fingerprint commit:file:rule:line. Lines first
-// introduced by a merge commit are reported too, tagged report.TagMerge
-// (gitleaks does not see them). Findings and warnings go to the
-// callbacks of sopts, whose other fields apply as in a directory scan;
-// sopts.Shard splits the commits between shards.
+// Scan scans the repository's history, finding for finding what
+// `gitleaks git` reports with the same rules: each finding belongs to the
+// commit whose patch adds the line it is on, with that commit's path,
+// line and column, author, email, date (RFC 3339, UTC) and subject, and
+// the fingerprint commit:file:rule:line. Lines first introduced by a
+// merge commit are reported too, tagged report.TagMerge (gitleaks does
+// not see them). Findings and warnings go to the callbacks of sopts,
+// whose other fields apply as in a directory scan; sopts.Shard splits the
+// commits between shards. With opts.Cache, commits an earlier scan with
+// the same settings stored are not scanned again (see Cache).
 //
-// A path outside any repository is an error (ErrNotRepository); a shallow
-// clone is scanned as far as it goes, with an ErrShallow warning; a
-// missing or damaged object is a warning naming it (and the commit and
-// path that needed it), and the rest is scanned.
-func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (Stats, error) {
+// A shallow clone is scanned as far as it goes, with an ErrShallow
+// warning; a missing or damaged object is a warning naming it (and the
+// commit and path that needed it), and the rest is scanned.
+func (r *Repository) Scan(ctx context.Context, opts Options, sopts scan.Options) (Stats, error) {
 	var st Stats
 	if sopts.Detector == nil {
 		return st, scan.ErrNoDetector
@@ -79,30 +88,25 @@ func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (S
 	if err != nil {
 		return st, err
 	}
-	h := &history{sel: sel, opts: opts, sopts: sopts}
-	r, err := openRepo(path, h.warn)
-	if err != nil {
+	h := &history{repo: r.r, sel: sel, opts: opts, sopts: sopts}
+	r.openWarnings(h.warn)
+	if err := r.r.ignoreFile(&h.sopts); err != nil {
 		return st, err
 	}
-	defer r.close()
-	h.repo = r
-	if err := r.ignoreFile(&h.sopts); err != nil {
-		return st, err
-	}
-	shallow, err := r.shallowSet()
+	shallow, err := r.r.shallowSet()
 	if err != nil {
-		h.warn(r.GitDir, "shallow", err)
+		h.warn(r.r.GitDir, "shallow", err)
 	}
 	if len(shallow) > 0 {
 		st.Shallow = true
-		h.warn(path, "history", ErrShallow)
+		h.warn(r.path, "history", ErrShallow)
 	}
 
 	start := time.Now()
-	w := &walker{objs: r.objs, repo: r.Repo, shallow: shallow, sel: sel, cache: map[odb.ID]*commit{}, ctx: ctx,
+	w := &walker{objs: r.r.objs, repo: r.r.Repo, shallow: shallow, sel: sel, cache: map[odb.ID]*commit{}, ctx: ctx,
 		warn: h.warn, idents: len(sel.authors) > 0 || len(sel.committers) > 0}
-	if w.graph, err = r.OpenCommitGraph(r.objs.Replacing()); err != nil {
-		h.warn(r.GitDir, "commit-graph", fmt.Errorf("not used: %w", err))
+	if w.graph, err = r.r.OpenCommitGraph(r.r.objs.Replacing()); err != nil {
+		h.warn(r.r.GitDir, "commit-graph", fmt.Errorf("not used: %w", err))
 		w.graph = nil
 	}
 	commits, err := w.walk()
@@ -113,12 +117,29 @@ func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (S
 		if sopts.Shard.Count > 1 && !sopts.Shard.Takes(c.id.String()) {
 			continue
 		}
-		w.parentTrees(c)
 		h.commits = append(h.commits, c)
+	}
+	h.tainted = make([]bool, len(h.commits))
+	if opts.Cache != nil && len(h.commits) > 0 {
+		h.inc = openIncremental(opts.Cache, h, w, commits)
+	}
+	h.todo = make([]int32, 0, len(h.commits))
+	for i, c := range h.commits {
+		if !w.parentTrees(c) {
+			h.tainted[i] = true
+		}
+		if h.inc != nil && !h.tainted[i] && !shallow[c.id] && h.inc.take(h, int32(i)) {
+			continue
+		}
+		h.todo = append(h.todo, int32(i))
 	}
 	w.cache = nil
 	st.Walk = time.Since(start)
 	st.Commits = int64(len(h.commits))
+	st.Cached = st.Commits - int64(len(h.todo))
+	if p := sopts.Progress; p != nil {
+		p.Commits.Store(st.Cached)
+	}
 
 	start = time.Now()
 	changes, err := h.diffCommits(ctx)
@@ -130,6 +151,21 @@ func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (S
 	st.Pairs = int64(len(h.units))
 
 	err = h.scanUnits(ctx, &st)
+	if errors.Is(err, scan.ErrNothingRead) && st.Cached > 0 {
+		// What the store answered for was read, by the scans that stored
+		// it.
+		err = nil
+	}
+	if h.inc != nil {
+		st.Store = h.inc.dir
+		if err == nil && ctx.Err() == nil {
+			var reachable []*commit
+			if len(opts.Revisions) == 0 && len(opts.LogOpts) == 0 {
+				reachable = commits
+			}
+			h.inc.save(h, shallow, reachable)
+		}
+	}
 	return st, err
 }
 
@@ -154,13 +190,11 @@ func (h *history) scanUnits(ctx context.Context, st *Stats) error {
 func (h *history) warn(path, op string, err error) {
 	h.lost.Add(1)
 	if h.sopts.OnWarning != nil {
-		warnMu.Lock()
-		defer warnMu.Unlock()
+		h.warnMu.Lock()
+		defer h.warnMu.Unlock()
 		h.sopts.OnWarning(scan.Warning{Path: path, Op: op, Err: err, Lost: true})
 	}
 }
-
-var warnMu sync.Mutex
 
 // commitBatch is how many commits one task diffs.
 const commitBatch = 16
@@ -171,7 +205,7 @@ const commitBatch = 16
 // change to the newest, so that one change's new blob is the next one's
 // old blob and is read once.
 func (h *history) diffCommits(ctx context.Context) (int64, error) {
-	results := make([]commitResult, len(h.commits))
+	results := make([]commitResult, len(h.todo))
 	workers := h.sopts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -186,18 +220,18 @@ func (h *history) diffCommits(ctx context.Context) (int64, error) {
 			return cd
 		},
 		func(lo int, w *spindle.Worker[int, *commitDiffer]) {
-			hi := min(lo+commitBatch, len(h.commits))
+			hi := min(lo+commitBatch, len(h.todo))
 			for i := lo; i < hi; i++ {
-				chs, err := w.Scratch.diffCommit(h.commits[i])
+				chs, err := w.Scratch.diffCommit(h.commits[h.todo[i]])
 				results[i] = commitResult{changes: chs, err: err, tooLong: w.Scratch.tooLong}
 			}
-			n := done.Add(int64(hi - lo))
+			done.Add(int64(hi - lo))
 			if p := h.sopts.Progress; p != nil {
-				p.Commits.Store(n)
+				p.Commits.Add(int64(hi - lo))
 			}
 		})
-	tasks := make([]int, 0, len(h.commits)/commitBatch+1)
-	for lo := 0; lo < len(h.commits); lo += commitBatch {
+	tasks := make([]int, 0, len(h.todo)/commitBatch+1)
+	for lo := 0; lo < len(h.todo); lo += commitBatch {
 		tasks = append(tasks, lo)
 	}
 	if err := ex.SpawnBatch(tasks); err != nil {
@@ -217,26 +251,29 @@ func (h *history) diffCommits(ctx context.Context) (int64, error) {
 	}
 	index := map[key]*unit{}
 	var n int64
-	for i, r := range results {
+	for ti, r := range results {
+		i := h.todo[ti]
 		if r.err != nil {
+			h.tainted[i] = true
 			h.warn(h.commits[i].id.String(), "commit", diffError(h.commits[i], r.err))
 			continue
 		}
 		if r.tooLong > 0 {
+			h.tainted[i] = true
 			h.warn(h.commits[i].id.String(), "tree", fmt.Errorf("commit %s: %d paths longer than %d bytes are not scanned", h.commits[i].id, r.tooLong, maxPath))
 		}
 		for _, ch := range r.changes {
 			n++
 			if ch.parents != nil {
-				h.units = append(h.units, &unit{change: ch, commits: []int32{int32(i)}})
+				h.units = append(h.units, &unit{change: ch, commits: []int32{i}})
 				continue
 			}
 			k := key{ch.oldID, ch.newID, ch.oldMode &^ 0o777, ch.newMode &^ 0o777, ch.path}
 			if u := index[k]; u != nil {
-				u.commits = append(u.commits, int32(i))
+				u.commits = append(u.commits, i)
 				continue
 			}
-			u := &unit{change: ch, commits: []int32{int32(i)}}
+			u := &unit{change: ch, commits: []int32{i}}
 			index[k] = u
 			h.units = append(h.units, u)
 		}
@@ -251,7 +288,8 @@ func (h *history) diffCommits(ctx context.Context) (int64, error) {
 }
 
 // expand reports a finding of unit u once for each commit that makes the
-// change, with that commit's metadata and fingerprint.
+// change, with that commit's metadata and fingerprint, and records it for
+// the store.
 func (h *history) expand(u *unit) func(report.Finding, func(report.Finding)) {
 	merge := u.parents != nil
 	allow, _ := h.sopts.Detector.(scan.CommitAllower)
@@ -259,28 +297,36 @@ func (h *history) expand(u *unit) func(report.Finding, func(report.Finding)) {
 		allow = nil
 	}
 	return func(f report.Finding, emit func(report.Finding)) {
-		path := f.File
-		f.File = h.opts.Prefix + f.File
 		for _, ci := range u.commits {
 			if allow != nil && !h.commits[ci].id.IsZero() &&
-				allow.CommitAllows(h.commits[ci].id.String(), f.RuleID, path, []byte(f.Secret), []byte(f.Match)) {
+				allow.CommitAllows(h.commits[ci].id.String(), f.RuleID, f.File, []byte(f.Secret), []byte(f.Match)) {
 				continue
 			}
-			g := f
-			if c := h.commits[ci]; c.id.IsZero() {
-				// The index or the work tree: no commit to name.
-				g.Fingerprint = g.File + ":" + g.RuleID + ":" + strconv.Itoa(g.Line)
-			} else {
-				m := h.commitMeta(ci)
-				g.Commit, g.Author, g.Email, g.Date, g.Message = m.id, m.author, m.email, m.date, m.subject
-				g.Fingerprint = m.id + ":" + g.File + ":" + g.RuleID + ":" + strconv.Itoa(g.Line)
+			if h.inc != nil {
+				h.inc.record(ci, f, merge)
 			}
-			if merge {
-				g.Tags = append(g.Tags[:len(g.Tags):len(g.Tags)], report.TagMerge)
-			}
-			emit(g)
+			emit(h.commitFinding(ci, f, merge))
 		}
 	}
+}
+
+// commitFinding is finding f of a change as commit ci reports it: named
+// with the scan's prefix, with the commit's metadata and fingerprint,
+// tagged when the change is a merge's own.
+func (h *history) commitFinding(ci int32, f report.Finding, merge bool) report.Finding {
+	f.File = h.opts.Prefix + f.File
+	if c := h.commits[ci]; c.id.IsZero() {
+		// The index or the work tree: no commit to name.
+		f.Fingerprint = f.File + ":" + f.RuleID + ":" + strconv.Itoa(f.Line)
+	} else {
+		m := h.commitMeta(ci)
+		f.Commit, f.Author, f.Email, f.Date, f.Message = m.id, m.author, m.email, m.date, m.subject
+		f.Fingerprint = m.id + ":" + f.File + ":" + f.RuleID + ":" + strconv.Itoa(f.Line)
+	}
+	if merge {
+		f.Tags = append(f.Tags[:len(f.Tags):len(f.Tags)], report.TagMerge)
+	}
+	return f
 }
 
 // maxMessage bounds what a finding keeps of a commit's identities and

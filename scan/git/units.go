@@ -40,6 +40,19 @@ func (h *history) scanFragments(ctx context.Context) (scan.Stats, error) {
 	for lo := 0; lo < len(h.units); lo += unitBatch {
 		srcs = append(srcs, &unitSource{h: h, units: h.units[lo:min(lo+unitBatch, len(h.units))], mf: mf, pool: pool})
 	}
+	if inc := h.inc; inc != nil {
+		if len(inc.replay) > 0 {
+			srcs = append(srcs, &replaySource{h: h, items: inc.replay})
+		}
+		// A warning about a change: its commits' results are not stored.
+		user := opts.OnWarning
+		opts.OnWarning = func(w scan.Warning) {
+			inc.taintPath(h, w.Path)
+			if user != nil {
+				user(w)
+			}
+		}
+	}
 	if len(srcs) == 0 {
 		return scan.Stats{Skipped: map[string]int64{}}, nil
 	}

@@ -657,21 +657,25 @@ func (w *walker) shows(c *commit) bool {
 // parentTrees reads the trees of c's parents as the diffs will use them
 // (only the first with --first-parent). A parent that cannot be read is a
 // warning: the commit is then diffed against an empty tree on that side,
-// so its content is scanned rather than lost.
-func (w *walker) parentTrees(c *commit) {
+// so its content is scanned rather than lost. It reports whether every
+// parent was read.
+func (w *walker) parentTrees(c *commit) bool {
 	parents := c.parents
 	if w.sel.firstParent && len(parents) > 1 {
 		parents = parents[:1]
 	}
 	c.parentTrees = make([]odb.ID, len(parents))
+	ok := true
 	for i, p := range parents {
 		pc, err := w.load(p)
 		if err != nil {
 			w.warn(c.id.String(), "commit", fmt.Errorf("parent %s of commit %s cannot be read, the commit is scanned as adding its whole tree: %w", p, c.id, err))
+			ok = false
 			continue
 		}
 		c.parentTrees[i] = pc.tree
 	}
+	return ok
 }
 
 // queued is a commit in the walk's queue, with its insertion number: git

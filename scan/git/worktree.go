@@ -19,15 +19,14 @@ import (
 	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
 )
 
-// Staged scans what `git commit` would record in the repository that
-// holds path: the lines the index adds against HEAD (all of them before
-// the first commit), as `gitleaks git --pre-commit --staged` does (git
-// diff --staged -U0). It is what a pre-commit hook runs; the index and
-// HEAD's tree are compared by object id, so on a large repository with a
-// few files staged only those files are read. Findings have no commit;
-// their fingerprint is file:rule:line.
-func Staged(ctx context.Context, path string, sopts scan.Options) (Stats, error) {
-	return scanWorktree(ctx, path, sopts, true)
+// Staged scans what `git commit` would record: the lines the index adds
+// against HEAD (all of them before the first commit), as `gitleaks git
+// --pre-commit --staged` does (git diff --staged -U0). It is what a
+// pre-commit hook runs; the index and HEAD's tree are compared by object
+// id, so on a large repository with a few files staged only those files
+// are read. Findings have no commit; their fingerprint is file:rule:line.
+func (r *Repository) Staged(ctx context.Context, sopts scan.Options) (Stats, error) {
+	return r.scanWorktree(ctx, sopts, true)
 }
 
 // Unstaged scans the changes of the work tree that are not staged: the
@@ -37,30 +36,25 @@ func Staged(ctx context.Context, path string, sopts scan.Options) (Stats, error)
 // link is its target's path, as git records it, never the content it
 // points to; a tracked path that is now something other than a regular
 // file or a link (a FIFO, a device) is a warning.
-func Unstaged(ctx context.Context, path string, sopts scan.Options) (Stats, error) {
-	return scanWorktree(ctx, path, sopts, false)
+func (r *Repository) Unstaged(ctx context.Context, sopts scan.Options) (Stats, error) {
+	return r.scanWorktree(ctx, sopts, false)
 }
 
-func scanWorktree(ctx context.Context, path string, sopts scan.Options, staged bool) (Stats, error) {
+func (r *Repository) scanWorktree(ctx context.Context, sopts scan.Options, staged bool) (Stats, error) {
 	var st Stats
 	if sopts.Detector == nil {
 		return st, scan.ErrNoDetector
 	}
-	h := &history{sel: &selection{renames: true, maxCount: -1}, sopts: sopts}
-	r, err := openRepo(path, h.warn)
-	if err != nil {
-		return st, err
+	h := &history{repo: r.r, sel: &selection{renames: true, maxCount: -1}, sopts: sopts}
+	if r.r.Top == "" {
+		return st, fmt.Errorf("git: %s: a bare repository has no index or work tree to scan", r.path)
 	}
-	defer r.close()
-	h.repo = r
-	if r.Top == "" {
-		return st, fmt.Errorf("git: %s: a bare repository has no index or work tree to scan", path)
-	}
-	if err := r.ignoreFile(&h.sopts); err != nil {
+	r.openWarnings(h.warn)
+	if err := r.r.ignoreFile(&h.sopts); err != nil {
 		return st, err
 	}
 	start := time.Now()
-	x, err := r.ReadIndex()
+	x, err := r.r.ReadIndex()
 	if os.IsNotExist(err) {
 		x, err = &gitrepo.Index{}, nil
 	}
@@ -80,7 +74,7 @@ func scanWorktree(ctx context.Context, path string, sopts scan.Options, staged b
 		return st, err
 	}
 	st.Walk = time.Since(start)
-	bc := blobCache{objs: r.objs, worktree: h.worktree}
+	bc := blobCache{objs: r.r.objs, worktree: h.worktree}
 	fcs = detectRenames(fcs, &bc)
 	for _, fc := range fcs {
 		switch fc.status {

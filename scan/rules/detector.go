@@ -30,8 +30,9 @@ type Detector struct {
 	// further than a decoded window reaches (rule.spans), and the others,
 	// as Scratch.only masks; nil when no rule spans (see decoded.go).
 	spanning, windowed []bool
-	ignoreAllow        bool // Settings.IgnoreInlineAllow
-	skipImplausible    bool // Settings.SkipImplausible
+	ignoreAllow        bool   // Settings.IgnoreInlineAllow
+	skipImplausible    bool   // Settings.SkipImplausible
+	key                string // see Key
 
 	// examples is the detector CheckExamples runs examples with, for cfg
 	// (see exampleDetector).
@@ -351,6 +352,7 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 		// bytes before its end (decoded.go).
 		d.maxWindow = max(d.maxWindow, 16<<10, d.enc.window())
 	}
+	d.key = configKey(cfg, set, d.decodeDepth)
 	return d, nil
 }
 

@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
@@ -99,3 +100,8 @@ func (o *Objects) ReadLimit(id odb.ID, buf []byte, limit int64) (odb.Type, []byt
 // Replacing reports whether refs/replace replaces any object (git then
 // ignores the commit-graph).
 func (o *Objects) Replacing() bool { return len(o.replace) > 0 }
+
+// Replacements returns the replacements refs/replace declares, by the id
+// replaced (none when replace refs are off): what a scan's results
+// depend on beyond the ids it reads.
+func (o *Objects) Replacements() map[odb.ID]odb.ID { return maps.Clone(o.replace) }
