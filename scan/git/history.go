@@ -102,7 +102,13 @@ func Scan(ctx context.Context, path string, opts Options, sopts scan.Options) (S
 	w := &walker{objs: r.objs, repo: r.Repo, shallow: shallow, sel: sel, cache: map[odb.ID]*commit{}, ctx: ctx,
 		warn: h.warn, idents: len(sel.authors) > 0 || len(sel.committers) > 0}
 	if w.graph, err = r.OpenCommitGraph(r.objs.Replacing()); err != nil {
-		h.warn(r.GitDir, "commit-graph", fmt.Errorf("not used: %w", err))
+		// Nothing is lost: the walk reads the commits themselves, as it
+		// does in a repository without a graph. A warning, not lost data.
+		if h.sopts.OnWarning != nil {
+			warnMu.Lock()
+			h.sopts.OnWarning(scan.Warning{Path: r.GitDir, Op: "commit-graph", Err: fmt.Errorf("not used, the commits are read instead: %w", err)})
+			warnMu.Unlock()
+		}
 		w.graph = nil
 	}
 	commits, err := w.walk()
