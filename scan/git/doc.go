@@ -100,6 +100,16 @@
 // the system's git configuration are not read either: the diff is git's
 // default one (myers, indent heuristic, renames on, rename limit 1000).
 //
+// Every repository format git writes is read (through package gitrepo):
+// SHA-1 and SHA-256 object names (a SHA-256 history's commits are named
+// by 64 hex digits in findings and fingerprints), loose and packed refs
+// and reftables, split indexes, commit-graphs (not used when their
+// checksum fails: the walk then reads the commits themselves). The tests
+// compare SHA-256 histories with gitleaks and with the same history in
+// SHA-1, and read reftables git 2.47 wrote. Millions of refs cost time and
+// memory linear in their number: each ref's object is peeled once, each
+// commit is a starting point once.
+//
 // Memory: the walk keeps a small record per commit, the tree diffs one
 // record per file change, and each worker diffing holds the two blobs of
 // one change. A blob over git's big-file threshold (512 MiB) is binary to

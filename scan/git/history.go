@@ -106,7 +106,13 @@ func (r *Repository) Scan(ctx context.Context, opts Options, sopts scan.Options)
 	w := &walker{objs: r.r.objs, repo: r.r.Repo, shallow: shallow, sel: sel, cache: map[odb.ID]*commit{}, ctx: ctx,
 		warn: h.warn, idents: len(sel.authors) > 0 || len(sel.committers) > 0}
 	if w.graph, err = r.r.OpenCommitGraph(r.r.objs.Replacing()); err != nil {
-		h.warn(r.r.GitDir, "commit-graph", fmt.Errorf("not used: %w", err))
+		// Nothing is lost: the walk reads the commits themselves, as it
+		// does in a repository without a graph. A warning, not lost data.
+		if h.sopts.OnWarning != nil {
+			h.warnMu.Lock()
+			h.sopts.OnWarning(scan.Warning{Path: r.r.GitDir, Op: "commit-graph", Err: fmt.Errorf("not used, the commits are read instead: %w", err)})
+			h.warnMu.Unlock()
+		}
 		w.graph = nil
 	}
 	commits, err := w.walk()

@@ -56,6 +56,13 @@ const ModeDir = 040000
 // ErrFormat is wrapped by every error about the index's content.
 var ErrFormat = errors.New("gitrepo: malformed index")
 
+// maxPathBytes and pathExpansion bound the total length of a version 4
+// index's paths: maxPathBytes plus pathExpansion times the file's size.
+const (
+	maxPathBytes  = 64 << 20
+	pathExpansion = 16
+)
+
 // maxSize bounds the index file read (a 100k-file repository's index is
 // about 10 MB; it is read whole).
 const maxSize = 128 << 20
@@ -250,7 +257,13 @@ func parse(data []byte, hashSize int) ([]Entry, []byte, error) {
 	}
 	ents := make([]Entry, 0, count)
 	off := 12
-	var prev []byte
+	var prev, pathBuf []byte
+	// Version 4 rebuilds each path from the one before: entries that each
+	// keep a long path and add a byte would make a quadratic amount of
+	// path from a small file. The paths' total is bounded by a multiple
+	// of the file's size well above what prefix compression saves on real
+	// trees.
+	pathBudget := int64(maxPathBytes) + int64(pathExpansion)*int64(len(data))
 	for i := uint32(0); i < count; i++ {
 		start := off
 		if len(body)-off < fixed {
@@ -286,9 +299,14 @@ func parse(data []byte, hashSize int) ([]Entry, []byte, error) {
 			if end < 0 {
 				return nil, nil, fmt.Errorf("%w: entry %d: unterminated path", ErrFormat, i)
 			}
-			keep := prev[:len(prev)-int(drop)]
-			path = make([]byte, 0, len(keep)+end)
-			path = append(append(path, keep...), body[off:off+end]...)
+			keep := len(prev) - int(drop)
+			if pathBudget -= int64(keep + end); pathBudget < 0 {
+				return nil, nil, fmt.Errorf("%w: entry %d: the paths expand past %d times the index's size", ErrFormat, i, pathExpansion)
+			}
+			// prev is pathBuf's content: the path is rebuilt in place, and
+			// copied once, into the entry's string.
+			pathBuf = append(pathBuf[:keep], body[off:off+end]...)
+			path = pathBuf
 			off += end + 1
 		} else {
 			end := bytes.IndexByte(body[off:], 0)

@@ -3,12 +3,14 @@ package gitrepo
 import (
 	"bytes"
 	"crypto/sha1"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -267,5 +269,70 @@ func TestIndexCacheTree(t *testing.T) {
 	}
 	if _, ok := x.Trees["unicode"]; !ok {
 		t.Errorf("cache-tree of an untouched directory lost: %v", x.Trees)
+	}
+}
+
+// v4GrowingIndex is a version 4 index of n entries whose paths each keep
+// the whole path before them and add one byte: n entries of about 65
+// bytes that would rebuild n²/2 bytes of paths.
+func v4GrowingIndex(n int) []byte {
+	b := []byte("DIRC\x00\x00\x00\x04")
+	b = binary.BigEndian.AppendUint32(b, uint32(n))
+	for range n {
+		e := make([]byte, 40+20+2)
+		binary.BigEndian.PutUint32(e[24:], 0o100644)
+		binary.BigEndian.PutUint16(e[60:], 1)
+		b = append(b, e...)
+		b = append(b, 0, 'a', 0) // drop nothing, add "a"
+	}
+	h := sha1.Sum(b)
+	return append(b, h[:]...)
+}
+
+// TestIndexParseLinear parses indexes of n and 8n entries of two shapes:
+// ordinary paths (version 2) and version 4 paths that each grow the one
+// before (which, rebuilt, would be quadratic). Memory stays within a
+// constant times the input: the ordinary index is read, the growing one
+// refused once its paths pass their budget (the paths' strings, and the
+// buffer they are rebuilt in, at most twice the budget).
+func TestIndexParseLinear(t *testing.T) {
+	alloc := func(data []byte) (uint64, error) {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		_, err := Parse(data, 20)
+		runtime.ReadMemStats(&m1)
+		return m1.TotalAlloc - m0.TotalAlloc, err
+	}
+	for _, n := range []int{20_000, 160_000} {
+		data := v4GrowingIndex(n)
+		a, err := alloc(data)
+		if limit := uint64(2*(maxPathBytes+pathExpansion*len(data)) + 64*n); a > limit {
+			t.Errorf("growing v4 paths, n=%d: %d bytes allocated from %d (limit %d), %v", n, a, len(data), limit, err)
+		}
+		if n == 160_000 && !errors.Is(err, ErrFormat) {
+			t.Errorf("n=%d: %v, want the paths refused", n, err)
+		}
+	}
+	var sizes [2]uint64
+	for i, n := range []int{20_000, 160_000} {
+		b := []byte("DIRC\x00\x00\x00\x02")
+		b = binary.BigEndian.AppendUint32(b, uint32(n))
+		for j := range n {
+			e := make([]byte, 40+20+2)
+			binary.BigEndian.PutUint32(e[24:], 0o100644)
+			name := fmt.Sprintf("dir/file%08d.txt", j)
+			binary.BigEndian.PutUint16(e[60:], uint16(len(name)))
+			e = append(append(e, name...), make([]byte, 8-(62+len(name))%8)...)
+			b = append(b, e...)
+		}
+		h := sha1.Sum(b)
+		a, err := alloc(append(b, h[:]...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes[i] = a
+	}
+	if sizes[1] > 10*sizes[0] {
+		t.Errorf("version 2: 8n allocates %d bytes, n %d: not linear", sizes[1], sizes[0])
 	}
 }

@@ -157,3 +157,42 @@ func BenchmarkPackedRefs(b *testing.B) {
 		}
 	}
 }
+
+// TestLooseRefsLinear lists n and 8n loose refs, half of them symbolic
+// refs to the other half, beside as many packed ones of the same names:
+// 8n costs about 8 times the memory of n.
+func TestLooseRefsLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 9,000 ref files")
+	}
+	cost := func(n int) uint64 {
+		dir := packedRepo(t, n, true)
+		for i := range n {
+			p := filepath.Join(dir, "refs", "tags", fmt.Sprintf("t%08d", i))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			content := strings.Repeat("b", 40)
+			if i%2 == 1 {
+				content = fmt.Sprintf("ref: refs/tags/t%08d", i-1)
+			}
+			if err := os.WriteFile(p, []byte(content+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		refs, w := r.Refs()
+		runtime.ReadMemStats(&m1)
+		if len(refs) != n || len(w) > 0 || refs[1].ID != strings.Repeat("b", 40) {
+			t.Fatalf("%d refs of %d, %v", len(refs), n, w)
+		}
+		return m1.TotalAlloc - m0.TotalAlloc
+	}
+	a1, a8 := cost(1000), cost(8000)
+	if a8 > 11*a1 {
+		t.Errorf("8n loose refs allocate %d bytes, n %d: not linear", a8, a1)
+	}
+}

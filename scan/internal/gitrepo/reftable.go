@@ -49,8 +49,12 @@ import (
 // errReftable is wrapped by every error about a reftable's content.
 var errReftable = errors.New("malformed reftable")
 
-// maxReftable bounds one table file read (as packed-refs is bounded).
-const maxReftable = maxPackedRefs
+// maxReftable bounds one table file read (as packed-refs is bounded),
+// maxTablesList the list of a stack's tables (400,000 names).
+const (
+	maxReftable   = maxPackedRefs
+	maxTablesList = 16 << 20
+)
 
 // rtRef is a ref record of a reftable: an id (hex), or a symbolic ref's
 // target; deleted marks a deletion record.
@@ -234,7 +238,7 @@ func (r *Repo) reftableStack(dir string) ([]rtRef, error) {
 		if !errors.As(err, &gone) || try == 2 {
 			return refs, err
 		}
-		if list, _ := readSmall(filepath.Join(dir, "tables.list")); string(list) == gone.list {
+		if list, _ := readLimited(filepath.Join(dir, "tables.list"), maxTablesList); string(list) == gone.list {
 			return refs, err
 		}
 	}
@@ -252,7 +256,7 @@ func (e *tableGoneError) Error() string {
 
 // reftableStackOnce is reftableStack without the retry.
 func (r *Repo) reftableStackOnce(dir string) ([]rtRef, error) {
-	list, err := readSmall(filepath.Join(dir, "tables.list"))
+	list, err := readLimited(filepath.Join(dir, "tables.list"), maxTablesList)
 	if errors.Is(err, os.ErrNotExist) {
 		if dir != filepath.Join(r.CommonDir, "reftable") {
 			return nil, nil // a linked work tree with no refs of its own yet
@@ -268,8 +272,9 @@ func (r *Repo) reftableStackOnce(dir string) ([]rtRef, error) {
 	if c.key[dir] == string(list) {
 		return c.stack[dir], nil
 	}
-	var merged []rtRef
-	for _, name := range strings.Fields(string(list)) {
+	var all []rtRef
+	tables := strings.Fields(string(list))
+	for _, name := range tables {
 		if strings.ContainsAny(name, `/\`) || name == ".." {
 			return nil, fmt.Errorf("gitrepo: reftable: tables.list names %q", name)
 		}
@@ -284,10 +289,20 @@ func (r *Repo) reftableStackOnce(dir string) ([]rtRef, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gitrepo: reftable %s: %w", name, err)
 		}
-		merged = mergeNewer(merged, refs)
+		all = append(all, refs...)
 	}
-	live := merged[:0]
-	for _, ref := range merged {
+	// The tables' records in one sort, stable so that of the records of
+	// one name the newest table's comes last and wins: O(N log N) for N
+	// records in any number of tables (merging table by table would be
+	// quadratic in the tables of a stack that was never compacted).
+	if len(tables) > 1 {
+		slices.SortStableFunc(all, func(a, b rtRef) int { return strings.Compare(a.name, b.name) })
+	}
+	live := all[:0]
+	for i, ref := range all {
+		if i+1 < len(all) && all[i+1].name == ref.name {
+			continue
+		}
 		if !ref.deleted {
 			live = append(live, ref)
 		}

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -289,4 +290,53 @@ func appendVarint(b []byte, v uint64) []byte {
 		tmp[i] = 128 | byte(v&127)
 	}
 	return append(b, tmp[i:]...)
+}
+
+// TestReftableManyTablesLinear reads stacks of n and 8n one-ref tables
+// (a stack git never compacted): the work is a sort of the records, not
+// a merge per table.
+func TestReftableManyTablesLinear(t *testing.T) {
+	stack := func(n int) string {
+		dir := copyRepo(t, filepath.Join("testdata", "reftable", "sha1.git"))
+		rt := filepath.Join(dir, "reftable")
+		one := syntheticTable(1)
+		var list strings.Builder
+		for i := range n {
+			name := fmt.Sprintf("0x%012x-0x%012x-00000000.ref", i+1, i+1)
+			// The one ref of each table differs: change its name's digits.
+			tb := bytes.Replace(one, []byte("t00000000"), []byte(fmt.Sprintf("t%08d", i)), 1)
+			tb = fixFooter(tb)
+			if err := os.WriteFile(filepath.Join(rt, name), tb, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			list.WriteString(name + "\n")
+		}
+		os.WriteFile(filepath.Join(rt, "tables.list"), []byte(list.String()), 0o644)
+		return dir
+	}
+	alloc := func(dir string, n int) uint64 {
+		r, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		refs, warnings := r.Refs()
+		runtime.ReadMemStats(&m1)
+		if len(refs) != n || len(warnings) > 0 {
+			t.Fatalf("%d refs of %d, %v", len(refs), n, warnings)
+		}
+		return m1.TotalAlloc - m0.TotalAlloc
+	}
+	a1, a8 := alloc(stack(250), 250), alloc(stack(2000), 2000)
+	if a8 > 12*a1 {
+		t.Errorf("8n tables allocate %d bytes, n %d: not linear", a8, a1)
+	}
+}
+
+// fixFooter recomputes a synthetic table's footer checksum.
+func fixFooter(b []byte) []byte {
+	f := b[len(b)-68:]
+	binary.BigEndian.PutUint32(f[64:], crc32.ChecksumIEEE(f[:64]))
+	return b
 }
