@@ -32,10 +32,14 @@
 //
 // # Two families of commands
 //
-// dir, git and stdin are gitleaks' commands: its flags with its meanings
-// and defaults (gitleaks.go), its console (a banner; log lines such as
-// "WRN leaks found: 2"; findings on standard output only with -v), reports
-// only where --report-path says, in gitleaks' shapes, and its exit codes.
+// dir, git and stdin (and gitleaks' older detect and protect) are
+// gitleaks' commands: its flags with its meanings and defaults
+// (gitleaks.go), its rules (with no config gitleaks' defaults alone;
+// --spindle-rules or a config's [extend] useSpindleRules adds spindle's),
+// its console (a banner; log lines such as "WRN leaks found: 2", and at
+// -l debug the config found, the rules and the phase times; findings on
+// standard output only with -v), reports only where --report-path says, in
+// gitleaks' shapes, and its exit codes.
 // scan and merge are spindle's own: a report to standard output by
 // default, spindle's richer shapes, a summary on standard error, every
 // warning with -v. A flag exists once per meaning in each command's help;
@@ -56,10 +60,14 @@
 // Every error is returned up to run and printed there, once, as
 // "spindle: message"; cobra's own error and usage printing is off, because a
 // usage dump after a typo buries the line that says what was wrong. The exit
-// status is decided in one place: for spindle's commands 2 for any error (a
-// bad flag, an invalid config, rule or baseline, a missing PATH, a failed
-// write), 1 or --exit-code for findings, 0 otherwise; the drop-ins map
-// errors to gitleaks' 1, and an unknown flag to its 126. SIGINT and SIGTERM
+// status is decided in one function (exitStatus, exit.go): for spindle's
+// commands 2 for any error (a bad flag, an invalid config, rule or
+// baseline, a missing PATH, a failed write), 1 or --exit-code for findings,
+// 0 otherwise; the drop-ins exit --exit-code N for leaks whatever N is (as
+// gitleaks, any int: os.Exit keeps its low 8 bits), gitleaks' 1 for every
+// error and 126 for an unknown flag. A command fails with
+// exitWith(exitError, err) and reports leaks with leaksFound(code), so
+// the two never mix, even when --exit-code is 2. SIGINT and SIGTERM
 // cancel the scan's context and give 130; a read of standard input that
 // cancellation cannot interrupt is abandoned (stdin.go), and a command that
 // has not stopped 3 seconds after the signal is ended. Warnings never

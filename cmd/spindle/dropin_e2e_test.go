@@ -350,7 +350,8 @@ func TestDropInHelpShowsOneFlagPerMeaning(t *testing.T) {
 			}
 		}
 		for _, want := range []string{"-r, --report-path", "-f, --report-format", "-b, --baseline-path", "--max-target-megabytes",
-			"--max-archive-depth N", "(0: archives closed)", `-v, --verbose`, `(default "gitleaks")`, "--all-warnings", "--exit-code N"} {
+			"--max-archive-depth N", "(0: archives closed)", `-v, --verbose`, `(default "gitleaks")`, "--all-warnings", "--exit-code N",
+			"--spindle-rules", "gitleaks' default rules alone", "useSpindleRules", "--exit-code 2 tells leaks from errors"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("%s --help lacks %q", cmd, want)
 			}
@@ -360,7 +361,8 @@ func TestDropInHelpShowsOneFlagPerMeaning(t *testing.T) {
 		}
 	}
 	r := invoke(t, t.TempDir(), "scan", "--help")
-	for _, want := range []string{"--archive-depth N", "(default 3)", `(default "all")`, "-o, --output", "-v, --verbose"} {
+	for _, want := range []string{"--archive-depth N", "(default 3)", `(default "all")`, "-o, --output", "-v, --verbose",
+		"--spindle-rules", "--spindle-rules=false runs gitleaks' alone", "(default true)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("scan --help lacks %q", want)
 		}

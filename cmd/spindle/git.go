@@ -31,8 +31,7 @@ type gitOptions struct {
 
 const gitLong = `git scans a repository's history for secrets as gitleaks git does, with
 gitleaks' flags, console output (findings printed only with -v), reports
-(only to --report-path, in gitleaks' shapes) and exit status (0 nothing
-found, --exit-code (1) leaks found, 1 an error, 126 an unknown flag): every
+(only to --report-path, in gitleaks' shapes) and exit status: every
 commit reachable from its refs (or the REVISIONs given, as git rev-list takes
 them), finding for finding what gitleaks git reports with the same rules.
 Each finding names the commit that added the line it is on, with the path,
@@ -58,7 +57,11 @@ splits every one of them by commit, so N machines share the whole list.
 
 A shallow clone is scanned as far as it goes, with a warning; a missing or
 damaged object is a warning naming it, its commit and path. A directory
-that is not in a repository is an error.`
+that is not in a repository is an error.
+
+` + dropInRulesHelp + `
+
+` + dropInExitHelp
 
 const gitExamples = `  spindle git -v                       # every commit of the repository here, findings printed
   spindle git --shard 2/8 --repos repos.txt -f jsonl -r part-2.jsonl   # one of 8 machines

@@ -193,9 +193,27 @@ that runs gitleaks dir runs spindle by changing the binary's name.
 Findings are printed only with -v; otherwise standard error says how many
 were found ("leaks found: N"). A report is written only to --report-path, in
 gitleaks' shapes (json, csv, junit, sarif), and only when the scan completes.
-Archives are closed unless --max-archive-depth opens them. Exit status: 0
-nothing found, --exit-code (1) leaks found, 1 an error, 126 an unknown flag.
+Archives are closed unless --max-archive-depth opens them.
+
+` + dropInRulesHelp + `
+
+` + dropInExitHelp + `
 See spindle scan for spindle's own defaults and reports.`
+
+// dropInRulesHelp and dropInExitHelp are the drop-ins' help on rules and
+// exit status, the same in each.
+const (
+	dropInRulesHelp = `Rules: --config, else GITLEAKS_CONFIG, else GITLEAKS_CONFIG_TOML, else
+.gitleaks.toml in the target, else gitleaks' default rules alone (v8.30.1's,
+from its Go module), so findings, rule ids and fingerprints are gitleaks'.
+--spindle-rules adds spindle's own rules (for .netrc, .pgpass, URLs with
+passwords and more that gitleaks' rules miss), there and in a config that
+[extend]s the defaults; such a config may say useSpindleRules = true (or
+false) in its [extend] table instead.`
+	dropInExitHelp = `Exit status: 0 nothing found; --exit-code N (default 1) leaks found, any
+N as gitleaks takes it (the process keeps its low 8 bits); 1 an error, 126
+an unknown flag, 130 interrupted. --exit-code 2 tells leaks from errors.`
+)
 
 func newDirCmd(e env) *cobra.Command {
 	var o scanOptions
@@ -221,7 +239,11 @@ func newDirCmd(e env) *cobra.Command {
 
 const stdinLong = `stdin scans standard input for secrets as gitleaks stdin does, with
 gitleaks' flags, console output, reports and exit status:
-git diff | spindle stdin -v.`
+git diff | spindle stdin -v.
+
+` + dropInRulesHelp + `
+
+` + dropInExitHelp
 
 func newStdinCmd(e env) *cobra.Command {
 	var o scanOptions

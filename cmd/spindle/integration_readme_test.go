@@ -98,6 +98,14 @@ var sectionCommands = map[string]func(t *testing.T){
 			t.Errorf("spindle version = %q, %v; want spindle v0.1.0", out, err)
 		}
 	},
+	`scripts/compare-gitleaks.sh git "$REPO"`: func(t *testing.T) {
+		gl, _ := gitleaksBinary(t)
+		repo := leakyHistory(t)
+		r := runLine(t, repoRoot(t), `scripts/compare-gitleaks.sh git "$REPO"`, "REPO="+repo, "GITLEAKS="+gl)
+		if r.code != 0 || !strings.Contains(r.stdout, "same findings") || !strings.Contains(r.stdout, "nothing new") {
+			t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	},
 	"scripts/release-check.sh": func(t *testing.T) {
 		TestReleaseCheckBuildsEveryTarget(t)
 	},

@@ -100,7 +100,12 @@ tree gives the same report however it is named; with several PATHs, files
 are named as the PATHs were given.
 
 Rules come from --config, else from .gitleaks.toml in the first PATH that is a
-directory, else from the built-in set. Findings whose fingerprint
+directory, else from the built-in set: gitleaks' default rules (v8.30.1's,
+from its Go module) and spindle's own for what they miss (.netrc, .pgpass,
+URLs with passwords, ...). --spindle-rules=false runs gitleaks' alone, as
+the gitleaks drop-ins (dir, git, stdin) do by default; a config that
+[extend]s the defaults gets both unless its [extend] says useSpindleRules =
+false. Findings whose fingerprint
 (file:rule:line) is listed in a .gitleaksignore file at the top of a scanned
 directory are not reported, nor are lines that carry a gitleaks:allow or
 spindle:allow comment. The report, the baseline and the config file are never
