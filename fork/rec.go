@@ -92,12 +92,12 @@ func (r *Rec[In, Out]) Fork(in In) {
 // same value.
 func (r *Rec[In, Out]) Join() (out Out, taken bool) {
 	w := r.w - 1
-	if int32(w) >= r.lim {
-		r.w = w
-		return
+	if int32(w) < r.lim {
+		res := (*result[Out])(viaJoin(r.self, recFrame.joinPromoted))
+		return res.out, res.taken
 	}
-	res := (*result[Out])(viaJoin(r.self, recFrame.joinPromoted))
-	return res.out, res.taken
+	r.w = w
+	return
 }
 
 // result is what Join's slow path returns: the output of a taken fork, or
