@@ -145,12 +145,12 @@
 //
 //	plain recursion     22.4 instructions per node
 //	Rec                 33.5 per node: 22.3 per untaken fork
-//	Future              43.4 per node: 42.1 per untaken fork
+//	Future              43.1 per node: 41.5 per untaken fork
 //	the floor (below)   30.4 per node: 16.0 per untaken fork
 //
 // and on fib(25), a fork at every call with n ≥ 2: plain 14.9
 // instructions per call, Rec 23.9 (18.0 per fork; an int input needs no
-// write barrier), Future 36.6 (43.4 per fork).
+// write barrier), Future 35.6 (41.5 per fork).
 //
 // In the tree walk's machine code, Rec's Fork is 11 instructions: load the
 // word and the array's base, zero-extend the depth, add the depth-and-tick
