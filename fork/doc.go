@@ -144,21 +144,20 @@
 // two nodes:
 //
 //	plain recursion     22.4 instructions per node
-//	Rec                 33.6 per node: 22.4 per untaken fork
-//	Future              43.4 per node: 42.1 per untaken fork
+//	Rec                 33.5 per node: 22.3 per untaken fork
+//	Future              43.1 per node: 41.5 per untaken fork
 //	the floor (below)   30.4 per node: 16.0 per untaken fork
 //
 // and on fib(25), a fork at every call with n ≥ 2: plain 14.9
-// instructions per call, Rec 24.1 (18.5 per fork; an int input needs no
-// write barrier), Future 36.6 (43.4 per fork).
+// instructions per call, Rec 23.9 (18.0 per fork; an int input needs no
+// write barrier), Future 35.6 (41.5 per fork).
 //
 // In the tree walk's machine code, Rec's Fork is 11 instructions: load the
 // word and the array's base, zero-extend the depth, add the depth-and-tick
 // constant (two: a 64-bit constant is loaded first), check the write
 // barrier's flag (two: the input is a pointer stored into the heap), store
-// the input and the word, test the countdown and branch. Join is 6: load,
-// decrement, compare with the limit and branch, store, and a jump the
-// block layout leaves. The rest is the Rec pointer, one more argument to
+// the input and the word, test the countdown and branch. Join is 5: load,
+// decrement, compare with the limit and branch, store. The rest is the Rec pointer, one more argument to
 // every call, which Go spills and reloads around each call: its calling
 // convention has no callee-saved registers.
 //
@@ -193,7 +192,7 @@
 // folded into the compare, plus 2 or 3 for carrying the context:
 // bench/icount's floor variant, that code written out for one type with
 // no countdown, type check or misuse check, counts 16.0 per untaken fork.
-// Rec, with its countdown, 22.4; the 8 instructions the design once
+// Rec, with its countdown, 22.3; the 8 instructions the design once
 // aimed at are below what Go's memory model and calling convention
 // permit for this scheme.
 //

@@ -110,13 +110,13 @@ func (f *Future[In, Out]) Fork(t *Task, fn func(*Task, In) Out, in In) {
 // function running on that Task returns.
 func (f *Future[In, Out]) Join(t *Task) (out Out, taken bool) {
 	top := f.top
-	if w := t.w + tickUnit - 1; uint32(top) == uint32(t.w) && int64(w) < 0 && int(uint32(top)) > t.bottom {
-		t.w = w
+	if w := t.w + tickUnit - 1; uint32(top) != uint32(t.w) || int64(w) >= 0 || int(uint32(top)) <= t.bottom {
+		if r := via1(t, top, (*Task).joinSlow); r != nil {
+			return (*job[In, Out])(r).out, true
+		}
 		return
 	}
-	if r := via1(t, top, (*Task).joinSlow); r != nil {
-		return (*job[In, Out])(r).out, true
-	}
+	t.w += tickUnit - 1
 	return
 }
 

@@ -48,7 +48,6 @@ type Rec[In, Out any] struct {
 	lim int32
 	// base is &ins[0].
 	base unsafe.Pointer
-	size uintptr // unsafe.Sizeof an In
 	ins  []In
 	fn   func(*Rec[In, Out], In) Out
 	t    *Task
@@ -93,12 +92,12 @@ func (r *Rec[In, Out]) Fork(in In) {
 // same value.
 func (r *Rec[In, Out]) Join() (out Out, taken bool) {
 	w := r.w - 1
-	if int32(w) >= r.lim {
-		r.w = w
-		return
+	if int32(w) < r.lim {
+		res := (*result[Out])(viaJoin(r.self, recFrame.joinPromoted))
+		return res.out, res.taken
 	}
-	res := (*result[Out])(viaJoin(r.self, recFrame.joinPromoted))
-	return res.out, res.taken
+	r.w = w
+	return
 }
 
 // result is what Join's slow path returns: the output of a taken fork, or
@@ -166,7 +165,7 @@ func pushRec[In, Out any](t *Task, fn func(*Rec[In, Out], In) Out) *Rec[In, Out]
 		if old := t.slots[d]; old != nil {
 			old.scrub()
 		}
-		r = &Rec[In, Out]{t: t, size: unsafe.Sizeof(*new(In))}
+		r = &Rec[In, Out]{t: t}
 		r.self = r
 		r.ins = make([]In, 64)
 		r.base = unsafe.Pointer(&r.ins[0])

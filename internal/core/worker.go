@@ -433,7 +433,14 @@ func (w *Worker[T]) Take() (t T, ok bool) {
 		t, w.claimed[w.cpos] = w.claimed[w.cpos], zero
 		w.cpos++
 		w.C.LocalPops++
-		return w.started(t)
+		if p.done.Load() || w.spinning {
+			return w.started(t)
+		}
+		// started, inline: this is the path of every task of a batch.
+		w.idleRounds = 0
+		w.C.TasksRun++
+		w.running = true
+		return t, true
 	}
 	t, _, _, ok = w.take()
 	return t, ok
@@ -486,9 +493,19 @@ func (w *Worker[T]) Finish() {
 	w.running = false
 	if !w.hasNext { // else the task's unit passes to the task in the next slot
 		w.owed++
-		if w.owed >= maxOwed {
-			w.settle()
-		}
+	}
+	// One call for both rare cases keeps Finish small enough to inline
+	// into the executor's loop.
+	if w.owed >= maxOwed || w.C.TasksRun&255 == 0 {
+		w.finishRare()
+	}
+}
+
+// finishRare is Finish's rare work: settle the owed units once there are
+// maxOwed of them, and publish the counters every 256 tasks.
+func (w *Worker[T]) finishRare() {
+	if w.owed >= maxOwed {
+		w.settle()
 	}
 	if w.C.TasksRun&255 == 0 {
 		w.Publish()
