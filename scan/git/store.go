@@ -174,13 +174,13 @@ func (s *store) lookup(id odb.ID) ([]storedFinding, bool) {
 		lo, hi := 0, count
 		for lo < hi {
 			m := int(uint(lo+hi) >> 1)
-			if bytes.Compare(ids[m*n:m*n+n], id[:]) < 0 {
+			if bytes.Compare(ids[m*n:m*n+n], id[:n]) < 0 {
 				lo = m + 1
 			} else {
 				hi = m
 			}
 		}
-		if lo < count && bytes.Equal(ids[lo*n:lo*n+n], id[:]) {
+		if lo < count && bytes.Equal(ids[lo*n:lo*n+n], id[:n]) {
 			return nil, true
 		}
 	}
