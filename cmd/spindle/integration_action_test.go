@@ -308,6 +308,12 @@ func runAction(t *testing.T, a actionFile, sc actionScenario, workspace string) 
 			inputs[name] = *in.Default
 		}
 	}
+	// These scenarios check the ranges each event adds: without the
+	// history store unless they say so (cache_e2e_test.go runs the Action
+	// with it).
+	if _, ok := sc.with["cache"]; !ok {
+		inputs["cache"] = "false"
+	}
 	for k, v := range sc.with {
 		if _, ok := a.Inputs[k]; !ok {
 			t.Fatalf("with: %s is not an input of the action", k)

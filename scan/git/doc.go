@@ -1,6 +1,7 @@
 // Package git scans a git repository for secrets: its whole history (Scan),
 // what the next commit would record (Staged), or the work tree's unstaged
-// changes (Unstaged). Each finding belongs to the commit whose patch adds
+// changes (Unstaged), each a method of a Repository (Open finds and opens
+// it once) and a function that opens one for a single scan. Each finding belongs to the commit whose patch adds
 // the line it is on, with that commit's path, line and column, its author,
 // email, date (RFC 3339, UTC) and subject, and gitleaks' fingerprint
 // commit:file:rule:line, so .gitleaksignore files and baselines written
@@ -80,6 +81,30 @@
 // Sharding (scan.Options.Shard) splits the commits: each commit, and so
 // each finding, belongs to one shard, and n shards merged are the whole
 // scan exactly.
+//
+// # Incremental scans
+//
+// With Options.Cache, a scan keeps what each commit yields in a store (see
+// Cache): the commit's findings before the .gitleaksignore files, the
+// baseline and redaction apply, by commit id, under a key of every setting
+// that changes them (storeKey: the rules as resolved, their settings, the
+// archive and size settings, the selection's diff options, the
+// repository's object replacements, the code's version). A later scan
+// walks its selection as any scan does, reports the stored findings of the
+// commits the store holds through the engine (so the ignore lists, the
+// baseline and the counts apply as to new ones), and diffs and scans only
+// the others: its findings are the full scan's, whatever the store holds,
+// since a commit's findings depend on nothing but the commit, its parents'
+// trees and the settings. A force push, a rebase or a deleted branch needs
+// nothing: the walk of the refs as they are decides what is reported, and
+// a commit the store holds but no ref reaches is not. What a warning
+// concerns (an object that could not be read, a path left out) and a
+// shallow clone's boundary commits are never stored, and a scan that did
+// not complete stores nothing. The store is a directory of segment files
+// written whole and renamed into place (store.go): scans killed at any
+// point or run at once never leave a half-written store, and one that does
+// not check out (damaged, foreign, of another format) is a warning and a
+// full scan.
 //
 // # Repositories as they are
 //

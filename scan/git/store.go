@@ -68,7 +68,7 @@ const maxKeys = 4
 // maxStoreFindings bounds the inflated findings of one segment: a store
 // is read whole, and a damaged or hostile one must not make the scan
 // allocate without bound.
-const maxStoreFindings = 1 << 30
+const maxStoreFindings = 256 << 20
 
 // tmpPrefix names the temporary files segments are written to.
 const tmpPrefix = "tmp-"
