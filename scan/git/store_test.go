@@ -43,7 +43,7 @@ func segmentOf(t testing.TB, nClean, nFound, perCommit, tags int) []byte {
 		}
 		found[idOf(nClean+i)] = fs
 	}
-	data, err := encodeSegment(testKey, odb.IDSize, clean, found)
+	data, err := encodeSegment(testKey, odb.SHA1Size, clean, found)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,18 +58,18 @@ func TestSegmentRoundTrip(t *testing.T) {
 			Entropy: 0.1 + 0.2, Tags: []string{"decoded:base64", ""}}, merge: true}},
 	}
 	clean := []odb.ID{idOf(3), idOf(1), idOf(2), idOf(1)}
-	data, err := encodeSegment(testKey, odb.IDSize, clean, found)
+	data, err := encodeSegment(testKey, odb.SHA1Size, clean, found)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gotClean, gotFound, err := decodeSegment(data, testKey, odb.IDSize)
+	gotClean, gotFound, err := decodeSegment(data, testKey, odb.SHA1Size)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want []byte
 	for _, i := range []int{1, 2, 3} {
 		id := idOf(i)
-		want = append(want, id[:]...)
+		want = append(want, id[:odb.SHA1Size]...)
 	}
 	if !bytes.Equal(gotClean, want) {
 		t.Errorf("clean ids %x", gotClean)
@@ -79,7 +79,7 @@ func TestSegmentRoundTrip(t *testing.T) {
 		fmt.Sprintf("%#v", g[0].f) != fmt.Sprintf("%#v", w[0].f) {
 		t.Errorf("findings %#v\nwant %#v", gotFound, found)
 	}
-	if _, _, err := decodeSegment(data, [32]byte{9}, odb.IDSize); err != errStoreForeign {
+	if _, _, err := decodeSegment(data, [32]byte{9}, odb.SHA1Size); err != errStoreForeign {
 		t.Errorf("another key: %v", err)
 	}
 }
@@ -117,7 +117,7 @@ func TestSegmentDecodingIsLinear(t *testing.T) {
 			runtime.ReadMemStats(&m0)
 			c0, _ := threadCPU()
 			for range runs {
-				decodeSegment(data, testKey, odb.IDSize)
+				decodeSegment(data, testKey, odb.SHA1Size)
 			}
 			c1, _ := threadCPU()
 			runtime.ReadMemStats(&m1)
@@ -147,19 +147,19 @@ func FuzzDecodeSegment(f *testing.F) {
 		if off := len(storeMagic) + 2; len(data) >= off+32 {
 			copy(key[:], data[off:])
 		}
-		clean, found, err := decodeSegment(data, key, odb.IDSize)
+		clean, found, err := decodeSegment(data, key, odb.SHA1Size)
 		if err != nil {
 			return
 		}
 		var ids []odb.ID
-		for i := 0; i < len(clean); i += odb.IDSize {
-			ids = append(ids, odb.ID(clean[i:i+odb.IDSize]))
+		for i := 0; i < len(clean); i += odb.SHA1Size {
+			ids = append(ids, odb.IDFromBytes(clean[i:i+odb.SHA1Size]))
 		}
-		again, err := encodeSegment(key, odb.IDSize, ids, found)
+		again, err := encodeSegment(key, odb.SHA1Size, ids, found)
 		if err != nil {
 			t.Fatal(err)
 		}
-		clean2, found2, err := decodeSegment(again, key, odb.IDSize)
+		clean2, found2, err := decodeSegment(again, key, odb.SHA1Size)
 		if err != nil || !bytes.Equal(clean, clean2) || len(found) != len(found2) {
 			t.Fatalf("re-encoded: %v", err)
 		}
@@ -169,4 +169,41 @@ func FuzzDecodeSegment(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStoreLooksUpBothIDSizes: a store saved and opened again finds every
+// commit it holds, clean or with findings, and no other, for SHA-1 ids
+// (20 bytes of an odb.ID) and SHA-256 ids (all 32).
+func TestStoreLooksUpBothIDSizes(t *testing.T) {
+	for _, size := range []int{odb.SHA1Size, odb.SHA256Size} {
+		idAt := func(i int) odb.ID {
+			var id odb.ID
+			copy(id[:size], fmt.Sprintf("%0*d", size, i))
+			return id
+		}
+		dir := t.TempDir()
+		var clean []odb.ID
+		for i := range 50 {
+			clean = append(clean, idAt(i))
+		}
+		found := map[odb.ID][]storedFinding{idAt(60): {{f: report.Finding{RuleID: "r", File: "f", Secret: "s"}}}}
+		if err := openStore(dir, testKey, size).save(clean, found, nil); err != nil {
+			t.Fatal(err)
+		}
+		s := openStore(dir, testKey, size)
+		if s.problem != nil {
+			t.Fatalf("%d-byte ids: %v", size, s.problem)
+		}
+		for i := range 50 {
+			if fs, ok := s.lookup(idAt(i)); !ok || fs != nil {
+				t.Errorf("%d-byte ids: clean commit %d: %v, %v", size, i, fs, ok)
+			}
+		}
+		if fs, ok := s.lookup(idAt(60)); !ok || len(fs) != 1 {
+			t.Errorf("%d-byte ids: commit with findings: %v, %v", size, fs, ok)
+		}
+		if _, ok := s.lookup(idAt(55)); ok {
+			t.Errorf("%d-byte ids: a commit never stored is found", size)
+		}
+	}
 }
