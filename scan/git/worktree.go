@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/ignore"
 	"github.com/spindle-go/spindle/scan/internal/gitrepo"
 	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
 )
@@ -55,7 +56,10 @@ func scanWorktree(ctx context.Context, path string, sopts scan.Options, staged b
 		return st, fmt.Errorf("git: %s: a bare repository has no index or work tree to scan", path)
 	}
 	if err := r.ignoreFile(&h.sopts); err != nil {
-		return st, err
+		// Lost data, not a stop: the scan goes on and reports what the
+		// file would have suppressed; the warning fails it unless a
+		// partial result is accepted.
+		h.warn(filepath.Join(r.top(), ignore.GitleaksIgnoreName), "ignore", err)
 	}
 	start := time.Now()
 	x, err := gitrepo.ReadIndex(r.IndexFile(), r.HashSize)
