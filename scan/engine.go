@@ -79,6 +79,8 @@ func (e *engine) run(ctx context.Context, roots []source) (Stats, error) {
 func lostData(op string, err error) bool {
 	var fe *archive.FormatError
 	switch {
+	case op == "ignore":
+		return true // a .gitleaksignore not read: what it lists is reported, the user's choice lost
 	case errors.Is(err, ErrNoise), errors.Is(err, ErrNotRegular), errors.Is(err, ErrSymlinkLoop):
 		return false
 	case op == "follow", op == "parse":

@@ -112,9 +112,11 @@ func (e *engine) newRootCtx(path string, relative bool) *rootCtx {
 		case err == nil:
 			rc.ignore = fp
 		case !errors.Is(err, fs.ErrNotExist):
-			// Going on without it would report findings the user has
-			// suppressed.
-			e.abort(err)
+			// A warning of lost data, not a stop: the scan goes on and
+			// reports what the file would have suppressed (a link to a
+			// FIFO or a device is never opened), and fails unless a
+			// partial result is accepted.
+			e.warn(name, "ignore", err)
 		}
 	}
 	return rc

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestWarningsDoNotStopTheScan: a FIFO is skipped (never opened, so never
@@ -185,5 +186,39 @@ func TestFIFORootIsReadAsAStream(t *testing.T) {
 	_, warns, st, err = collect(t, Options{Detector: newFake()}, dir)
 	if err != nil || len(warns) != 1 || !errors.Is(warns[0].Err, ErrNotRegular) || st.Skipped[SkipSpecial] != 1 {
 		t.Errorf("walk: err %v, warnings %v, skipped %v", err, warns, st.Skipped)
+	}
+}
+
+// TestGitleaksIgnoreLinkedToAFIFO: a .gitleaksignore that is a link to a
+// FIFO (or a device) is never opened: a warning of lost data names it, and
+// the scan goes on, reporting what the file could have suppressed.
+func TestGitleaksIgnoreLinkedToAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o600))
+	for _, target := range []string{"pipe", "/dev/zero"} {
+		os.Remove(filepath.Join(dir, ".gitleaksignore"))
+		must(t, os.Symlink(target, filepath.Join(dir, ".gitleaksignore")))
+		must(t, os.WriteFile(filepath.Join(dir, "a.env"), []byte("k="+secret(1)+"\n"), 0o600))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			found, warns, st, err := collect(t, Options{Detector: newFake()}, dir)
+			// The FIFO itself, met while walking, is noise.
+			var ignoreWarns []Warning
+			for _, w := range warns {
+				if w.Op == "ignore" {
+					ignoreWarns = append(ignoreWarns, w)
+				}
+			}
+			if err != nil || len(found) != 1 || st.Lost != 1 || len(ignoreWarns) != 1 || !ignoreWarns[0].Lost ||
+				!strings.HasSuffix(ignoreWarns[0].Path, ".gitleaksignore") {
+				t.Errorf("%s: err %v, found %v, %d lost, warnings %v", target, err, found, st.Lost, warns)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: blocked", target)
+		}
 	}
 }

@@ -70,8 +70,12 @@
 // the two never mix, even when --exit-code is 2. SIGINT and SIGTERM
 // cancel the scan's context and give 130; a read of standard input that
 // cancellation cannot interrupt is abandoned (stdin.go), and a command that
-// has not stopped 3 seconds after the signal is ended. Warnings never
-// change the status unless --strict.
+// has not stopped 3 seconds after the signal is ended. A warning of noise
+// never changes the status; a warning that lost data (something the scan
+// was asked to read and did not) is an error, in every command, unless
+// --allow-partial accepts a partial result: the summary, SARIF's
+// executionSuccessful and JUnit then say what was lost, and no command
+// says "no leaks found" of a scan that lost data.
 //
 // All inputs are validated before the scan starts, in the order a user
 // would fix them (flags, paths, config, baseline, output file), so a mistake

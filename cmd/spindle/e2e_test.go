@@ -190,8 +190,14 @@ func parseJSON(t *testing.T, s string) []report.Finding {
 		t.Fatalf("json report does not parse: %v\n%s", err, s)
 	}
 	var fs []report.Finding
-	for _, r := range raw {
+	for i, r := range raw {
 		if _, ok := r["shard"]; ok {
+			continue
+		}
+		if _, ok := r["trailer"]; ok {
+			if i != len(raw)-1 {
+				t.Fatalf("a trailer that is not the report's last element:\n%s", s)
+			}
 			continue
 		}
 		b, _ := json.Marshal(r)

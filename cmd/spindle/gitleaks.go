@@ -33,7 +33,7 @@ import (
 //     GITLEAKS_CONFIG, GITLEAKS_CONFIG_TOML or the target's .gitleaks.toml.
 //
 // Spindle's own flags with meanings gitleaks has no flag for (workers,
-// archive budgets, --strict, --shard, --all-warnings) are there too. The
+// archive budgets, --allow-partial, --shard, --all-warnings) are there too. The
 // older spellings of flags that mean what a gitleaks flag means (-o for
 // -r, --baseline for -b, --max-file-size, --archive-depth, --format, -q,
 // --color) still work, hidden from help: one flag per meaning.
@@ -97,7 +97,8 @@ func addDropInFlags(c *cobra.Command, o *scanOptions, g *gitleaksOptions, shard 
 		f.StringVar(&o.shard, "shard", "", "scan only shard `I/N` of the work (I from 0; see spindle merge); the report must be json or jsonl")
 	}
 	o.archive.register(f)
-	f.BoolVar(&o.strict, "strict", false, "fail if data went unscanned (an unreadable file, an archive budget hit, a truncated archive)")
+	f.BoolVar(&o.allowPartial, "allow-partial", false, "accept a partial result: exit as if complete even if data went unscanned (an unreadable file or object, a budget hit, a damaged pack), which by default is an error")
+	f.BoolVar(&o.strict, "strict", false, "fail if data went unscanned: the default, accepted for scripts that pass it")
 	f.BoolVar(&o.allWarnings, "all-warnings", false, "print every warning (by default, after a few of one kind the rest are counted)")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress line (it is shown only when standard error is a terminal)")
 

@@ -60,7 +60,10 @@ type env struct {
 	stdoutTTY, stderrTTY bool
 	// stderrWidth is the terminal's width in columns, 0 when unknown.
 	stderrWidth int
-	getenv      func(string) string
+	// stdoutClosed says standard output was closed when the process
+	// started (spindle scan >&-): a report written there would be lost.
+	stdoutClosed bool
+	getenv       func(string) string
 }
 
 // newEnv describes the real process.
@@ -72,6 +75,9 @@ func newEnv(stdin io.Reader, stdout, stderr *os.File) env {
 		stdoutTTY: term.IsTerminal(int(stdout.Fd())),
 		stderrTTY: term.IsTerminal(int(stderr.Fd())),
 		getenv:    os.Getenv,
+		// Read before anything is opened, though the runtime's /dev/null
+		// holds the number from the start.
+		stdoutClosed: closedAtStart(stdout),
 	}
 	if e.stderrTTY {
 		if w, _, err := term.GetSize(int(stderr.Fd())); err == nil {

@@ -20,6 +20,9 @@ type mergeOptions struct {
 	template string
 	exitCode int
 	quiet    bool
+	// allowPartial accepts shards whose trailers count warnings that lost
+	// data (a merge of them is a partial result).
+	allowPartial bool
 }
 
 const mergeLong = `merge joins the reports of the shards of one scan (spindle scan, git or dir
@@ -36,8 +39,16 @@ twice, a shard of another scan, or a report that is not a shard's beside
 ones that are. Reports without shard headers (baselines, whole scans) are
 joined as they are.
 
+Each shard's report ends with a trailer that counts and sums its findings
+and counts the warnings of its scan that lost data: a shard's report cut
+short (even at a line boundary, or to its header alone), or whose findings
+do not add up to its trailer, is refused; a shard whose scan lost data makes
+the merge fail too, unless --allow-partial accepts a partial result (the
+merged report then says what was lost where its format can: SARIF, JUnit).
+
 Exit status: 0 no findings, 1 findings (see --exit-code), 2 an error (a
-report that cannot be read names its file and entry).`
+report that cannot be read names its file and entry; a shard that lost
+data).`
 
 func newMergeCmd(e env) *cobra.Command {
 	o := mergeOptions{}
@@ -61,6 +72,7 @@ func newMergeCmd(e env) *cobra.Command {
 	f.Lookup("redact").NoOptDefVal = "100"
 	f.IntVar(&o.exitCode, "exit-code", exitFindings, "exit status `N` when the merged report has findings")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no summary")
+	f.BoolVar(&o.allowPartial, "allow-partial", false, "accept shards whose scans lost data (by default an error)")
 	c.MarkFlagFilename("output")
 	return c
 }
@@ -130,6 +142,10 @@ func runMerge(c *cobra.Command, e env, o mergeOptions, paths []string) error {
 	if err != nil {
 		return exitWith(exitError, err)
 	}
+	lost := m.Lost()
+	if lost > 0 {
+		report.MarkLost(w, report.Lost{Warnings: lost, Kinds: "counted by the shards' trailers"})
+	}
 	sum, err := m.Write(w)
 	if err != nil {
 		report.CloseIncomplete(w)
@@ -145,6 +161,9 @@ func runMerge(c *cobra.Command, e env, o mergeOptions, paths []string) error {
 	}
 	if !o.quiet {
 		sum.WriteText(e.stderr)
+	}
+	if lost > 0 && !o.allowPartial {
+		return exitWith(exitError, fmt.Errorf("merge: the shards' scans lost data: %s (their trailers count them); what was not read was not searched (--allow-partial accepts a partial result)", plural(lost, "warning", "warnings")))
 	}
 	if sum.Findings > 0 {
 		return leaksFound(o.exitCode)

@@ -213,6 +213,11 @@ func openOutputs(e env, o scanOptions, format report.Format, in *scanInputs, job
 		Shard:       in.shard,
 		Config:      in.config,
 	}
+	if e.stdoutClosed && (o.printFindings || format != "" && (o.output == "" || o.output == "-")) {
+		// Written to the runtime's /dev/null, the report would be lost
+		// without an error.
+		return nil, errors.New("standard output is closed: the report would be lost (give -o FILE, or send it to /dev/null to discard it)")
+	}
 	if o.printFindings {
 		p := opts
 		p.Color = e.stdoutTTY && !o.noColorOut() && e.getenv("NO_COLOR") == ""
@@ -355,6 +360,9 @@ func finish(e env, o scanOptions, job scanJob, con *console, out *scanOutputs, r
 	}
 	if out.report != nil {
 		if res.complete() {
+			if res.st.Lost > 0 {
+				report.MarkLost(out.report, report.Lost{Warnings: res.st.Lost, Kinds: res.warns.lostKinds(10), First: res.warns.firstLost})
+			}
 			closeErr = out.report.Close()
 		} else {
 			_, closeErr = report.CloseIncomplete(out.report)
@@ -373,7 +381,9 @@ func finish(e env, o scanOptions, job scanJob, con *console, out *scanOutputs, r
 	}
 	switch {
 	case errors.Is(res.writeErr, syscall.EPIPE) || errors.Is(closeErr, syscall.EPIPE):
-		return exitWith(exitBrokenPipe, nil) // nobody is reading: nothing to say
+		// Nobody reads the report any more; standard error says why it
+		// is incomplete, for a pipeline whose reader went away by mistake.
+		return exitWith(exitBrokenPipe, errors.New("scan: write report: the report's reader went away (broken pipe): the report is incomplete"))
 	case res.writeErr != nil:
 		return exitWith(exitError, fmt.Errorf("scan: write report: %w", res.writeErr))
 	case res.interrupted:
@@ -387,8 +397,8 @@ func finish(e env, o scanOptions, job scanJob, con *console, out *scanOutputs, r
 	}
 	summarize(e, o, job, con, res)
 	switch {
-	case o.strict && res.st.Lost > 0:
-		return exitWith(exitError, fmt.Errorf("failing on %s that lost data (--strict)", plural(res.st.Lost, "warning", "warnings")))
+	case res.st.Lost > 0 && !o.allowPartial:
+		return exitWith(exitError, lostError(res.st.Lost, res.warns))
 	case res.st.Findings > 0:
 		return leaksFound(o.exitCode)
 	}
@@ -409,6 +419,9 @@ func summarize(e env, o scanOptions, job scanJob, con *console, res *scanResult)
 			Findings: int(st.Findings), Lost: st.Lost, Noise: st.Noise, Warnings: int(st.Warnings), Skipped: st.Skipped,
 		}
 		sum.WriteText(e.stderr)
+		if st.Lost > 0 && o.allowPartial {
+			fmt.Fprintf(e.stderr, "partial result (--allow-partial): %s lost data; what was not read was not searched\n", plural(st.Lost, "warning", "warnings"))
+		}
 		if c := res.config; c != nil {
 			fmt.Fprintf(e.stderr, "rules: %s (%s)\n", c.Name, shortHash(c.Hash))
 		}
@@ -434,6 +447,14 @@ func summarize(e env, o scanOptions, job scanJob, con *console, res *scanResult)
 	}
 	bytes := fmt.Sprintf("scanned ~%d bytes (%s)", st.Bytes, humanSI(st.Bytes))
 	took := roundDuration(res.elapsed)
+	if res.complete() && st.Lost > 0 {
+		// Never "no leaks found" for a scan that did not read what it was
+		// asked to: the count is of what was read.
+		con.log(levelWarn, fmt.Sprintf("%s in %s", bytes, took))
+		con.log(levelWarn, fmt.Sprintf("partial scan: %s lost data, not searched", plural(st.Lost, "warning", "warnings")))
+		con.log(levelWarn, fmt.Sprintf("leaks found in what was read: %d", st.Findings))
+		return
+	}
 	if res.complete() {
 		con.log(levelInfo, fmt.Sprintf("%s in %s", bytes, took))
 		if st.Findings > 0 {
@@ -448,7 +469,7 @@ func summarize(e env, o scanOptions, job scanJob, con *console, res *scanResult)
 	if st.Findings > 0 {
 		con.log(levelWarn, fmt.Sprintf("%d leaks found in partial scan", st.Findings))
 	} else {
-		con.log(levelWarn, "no leaks found in partial scan")
+		con.log(levelWarn, "0 leaks found in partial scan")
 	}
 }
 

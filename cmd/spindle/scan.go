@@ -46,7 +46,8 @@ type scanOptions struct {
 	quiet          bool
 	color          string
 	exitCode       int
-	strict         bool
+	strict         bool // accepted, and the default: lost data fails the scan unless allowPartial
+	allowPartial   bool // --allow-partial: a scan that lost data exits as if it had not
 	allWarnings    bool // print every warning (spindle scan's -v)
 	shard          string
 	template       string // --report-template FILE
@@ -120,9 +121,10 @@ interrupted or failed scan leaves it as it was.
 
 Exit status: 0 no findings, 1 findings (see --exit-code), 2 an error: a bad
 flag, an unreadable or invalid config or baseline, a PATH that does not exist,
-a failed write, nothing readable at all; with --strict, also a warning that
-lost data (an unreadable file, an archive budget hit, a truncated archive).
-130 when interrupted.
+a failed write, nothing readable at all, and any warning that lost data (an
+unreadable file, an archive budget hit, a truncated archive): a scan that did
+not read what it was asked to read is not a clean result (--allow-partial
+accepts one; --strict, the default, is accepted). 130 when interrupted.
 
 Warnings are printed as they come; after the first few of one kind (the
 same operation and cause), the rest are counted and summed up at the end
@@ -172,7 +174,8 @@ func newScanCmd(e env) *cobra.Command {
 	f.StringVar(&o.stdinName, "stdin-name", "-", "the `NAME` standard input (PATH -) has in reports and path rules")
 	f.StringVar(&o.shard, "shard", "", "scan only shard `I/N` of the work (I from 0; N processes, one per shard, cover it all; see spindle merge)")
 	f.IntVar(&o.exitCode, "exit-code", exitFindings, "exit status `N` when there are findings")
-	f.BoolVar(&o.strict, "strict", false, "exit 2 if data went unscanned (an unreadable file, an archive budget hit, a truncated archive)")
+	f.BoolVar(&o.allowPartial, "allow-partial", false, "accept a partial result: exit 0 or 1 even if data went unscanned (an unreadable file or object, an archive budget hit, a damaged pack), which by default exits 2")
+	f.BoolVar(&o.strict, "strict", false, "fail if data went unscanned: the default, accepted for scripts that pass it")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress line (it is shown only when standard error is a terminal)")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress line and no summary; warnings and errors still print")
 	f.BoolVarP(&o.allWarnings, "verbose", "v", false, "print every warning (by default, after a few of one kind the rest are counted)")

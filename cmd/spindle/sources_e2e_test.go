@@ -132,9 +132,10 @@ func TestGitCommand(t *testing.T) {
 	}
 }
 
-// TestWarningsClassesAndStrict: --strict fails on lost data only; a path
-// that cannot be read at all is exit 2 without --strict; repeated
-// warnings collapse unless -v.
+// TestWarningsClassesAndStrict: lost data fails the scan by default (exit
+// 2, naming what was lost, even with -q), noise does not; --strict is
+// accepted and changes nothing; --allow-partial accepts a partial result
+// and says so; repeated warnings collapse unless -v.
 func TestWarningsClassesAndStrict(t *testing.T) {
 	dir := t.TempDir()
 	var gz bytes.Buffer
@@ -153,18 +154,29 @@ func TestWarningsClassesAndStrict(t *testing.T) {
 	if noise.code != 1 || !strings.Contains(noise.stderr, "dangling") {
 		t.Errorf("noise only: exit %d, want 1 (a finding)\n%s", noise.code, noise.stderr)
 	}
-	lost := invoke(t, dir, "scan", "--strict", ".")
-	if lost.code != 2 || !strings.Contains(lost.stderr, "lost data (--strict)") {
-		t.Errorf("lost data: exit %d, want 2\n%s", lost.code, lost.stderr)
+	if plain := invoke(t, dir, "scan", "-c", ".gitleaks.toml", "--follow-symlinks", "links"); plain.code != 1 {
+		t.Errorf("noise only, without --strict: exit %d, want 1 (a finding)\n%s", plain.code, plain.stderr)
 	}
+	for _, args := range [][]string{{"scan", "."}, {"scan", "--strict", "."}} {
+		lost := invoke(t, dir, args...)
+		if lost.code != 2 || !strings.Contains(lost.stderr, "the scan lost data: 8 warnings (8× archive: unexpected EOF); first: broken") ||
+			!strings.Contains(lost.stderr, "--allow-partial") {
+			t.Errorf("%v: lost data: exit %d, want 2 naming what was lost\n%s", args, lost.code, lost.stderr)
+		}
+	}
+	partial := invoke(t, dir, "scan", "--allow-partial", ".")
+	if partial.code != 1 || !strings.Contains(partial.stderr, "partial result (--allow-partial): 8 warnings lost data") {
+		t.Errorf("--allow-partial: exit %d, want 1 (the findings) and the summary saying the result is partial\n%s", partial.code, partial.stderr)
+	}
+	lost := invoke(t, dir, "scan", ".")
 	if n := strings.Count(lost.stderr, "spindle: warning: broken"); n != warnRepeat || !strings.Contains(lost.stderr, "3 warnings more like that") {
 		t.Errorf("%d broken-archive warnings printed, want %d and a count of the rest\n%s", n, warnRepeat, lost.stderr)
 	}
 	if v := invoke(t, dir, "scan", "-v", "."); strings.Count(v.stderr, "spindle: warning: broken") != 8 {
 		t.Errorf("-v: want all 8 warnings\n%s", v.stderr)
 	}
-	if q := invoke(t, dir, "scan", "-q", "."); strings.Contains(q.stderr, "warning") {
-		t.Errorf("-q printed warnings\n%s", q.stderr)
+	if q := invoke(t, dir, "scan", "-q", "."); strings.Contains(q.stderr, "spindle: warning") || q.code != 2 || !strings.Contains(q.stderr, "the scan lost data: 8 warnings") {
+		t.Errorf("-q: exit %d, want 2, no warnings printed but the error naming what was lost\n%s", q.code, q.stderr)
 	}
 	// Nothing readable at all: exit 2 whatever the flags. (Root reads
 	// every file, so only another user can make one unreadable here.)
@@ -229,8 +241,8 @@ func TestArchiveBudgetFlags(t *testing.T) {
 		t.Errorf("--max-file-size 1k: %d findings, want 3 (the big member cut, its siblings read)\n%s", count(r), r.stderr)
 	}
 	r = invoke(t, dir, "scan", "-f", "jsonl", "--archive-max-entries", "2", ".")
-	if count(r) != 2 || strings.Count(r.stderr, "entries budget") != 2 {
-		t.Errorf("--archive-max-entries 2: %d findings, want 2, and the 2 entries past it named\n%s", count(r), r.stderr)
+	if count(r) != 2 || strings.Count(r.stderr, "warning: a.zip!m") != 2 || r.code != 2 || !strings.Contains(r.stderr, "the scan lost data: 2 warnings (2× archive: entries budget exceeded") {
+		t.Errorf("--archive-max-entries 2: %d findings, exit %d; want 2, the 2 entries past it named, and exit 2 for the lost data\n%s", count(r), r.code, r.stderr)
 	}
 	if r := invoke(t, dir, "scan", "--archive-fail-on-budget", "--archive-max-entries", "2", "."); r.code != 2 {
 		t.Errorf("--archive-fail-on-budget: exit %d, want 2\n%s", r.code, r.stderr)
@@ -243,8 +255,9 @@ func TestArchiveBudgetFlags(t *testing.T) {
 }
 
 // A reader that goes away mid-report (spindle scan | head -1) ends the
-// scan cleanly: exit 141, and no spool file (decoded archive content,
-// secrets and all) left in TMPDIR.
+// scan cleanly: exit 141 with a line on standard error saying the report
+// is incomplete, and no spool file (decoded archive content, secrets and
+// all) left in TMPDIR.
 func TestBrokenPipeLeavesNothingBehind(t *testing.T) {
 	dir, tmp := t.TempDir(), t.TempDir()
 	// A zip inside a tar is spooled (a zip needs random access); make it
@@ -265,6 +278,8 @@ func TestBrokenPipeLeavesNothingBehind(t *testing.T) {
 	cmd := exec.Command(binary, "scan", "-f", "jsonl", "-j", "1", "--archive-spool-memory", "64k", ".")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -281,6 +296,9 @@ func TestBrokenPipeLeavesNothingBehind(t *testing.T) {
 	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() || ws.ExitStatus() != exitBrokenPipe {
 		t.Errorf("killed by a signal %v / exit %d: want exit %d, the scan ended on its own", ws.Signaled(), ws.ExitStatus(), exitBrokenPipe)
+	}
+	if !strings.Contains(stderr.String(), "broken pipe): the report is incomplete") {
+		t.Errorf("standard error does not say the report is incomplete:\n%s", stderr.String())
 	}
 	left, _ := os.ReadDir(tmp)
 	if len(left) != 0 {

@@ -25,18 +25,31 @@ type warnPrinter struct {
 	con            *console
 	quiet, verbose bool
 	seen           map[string]int // kind -> warnings seen
+	// lost counts the warnings that lost data by kind, even with -q: the
+	// error that fails the scan names them (see lostError).
+	lost      map[string]int
+	firstLost string // the first warning that lost data, as one line
 }
 
 func newWarnPrinter(con *console, quiet, verbose bool) *warnPrinter {
-	return &warnPrinter{con: con, quiet: quiet, verbose: verbose, seen: map[string]int{}}
+	return &warnPrinter{con: con, quiet: quiet, verbose: verbose, seen: map[string]int{}, lost: map[string]int{}}
 }
 
 func (p *warnPrinter) print(w scan.Warning) {
-	if p.quiet || errors.Is(w.Err, context.Canceled) || errors.Is(w.Err, context.DeadlineExceeded) {
+	if errors.Is(w.Err, context.Canceled) || errors.Is(w.Err, context.DeadlineExceeded) {
 		// A read the stop cut short: the stop itself is what to say.
 		return
 	}
 	kind := w.Op + ": " + warningCause(w)
+	if w.Lost {
+		if len(p.lost) == 0 {
+			p.firstLost = warningText(w)
+		}
+		p.lost[kind]++
+	}
+	if p.quiet {
+		return
+	}
 	p.seen[kind]++
 	if p.verbose || p.seen[kind] <= warnRepeat {
 		p.con.warn(warningText(w))
@@ -80,4 +93,41 @@ func warningCause(w scan.Warning) string {
 		err = pe.Err
 	}
 	return err.Error()
+}
+
+// lostKinds is how many lost-data warnings there were of each kind, the
+// most frequent first, at most max kinds and "and N more kinds" after.
+func (p *warnPrinter) lostKinds(max int) string {
+	kinds := slices.Collect(maps.Keys(p.lost))
+	slices.SortFunc(kinds, func(a, b string) int {
+		if c := p.lost[b] - p.lost[a]; c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	var parts []string
+	for i, k := range kinds {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("and %s more", plural(int64(len(kinds)-max), "kind", "kinds")))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%d× %s", p.lost[k], k))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// lostError is the error of a scan that lost data and was not allowed a
+// partial result: how many warnings lost data, of which kinds, the first
+// one whole, and the flag that accepts a partial result. Nothing the scan
+// could not read was searched for secrets, so its findings (or their
+// absence) are not an answer for what it was asked to scan.
+func lostError(lost int64, p *warnPrinter) error {
+	msg := fmt.Sprintf("the scan lost data: %s", plural(lost, "warning", "warnings"))
+	if kinds := p.lostKinds(3); kinds != "" {
+		msg += " (" + kinds + ")"
+	}
+	if p.firstLost != "" {
+		msg += "; first: " + p.firstLost
+	}
+	return errors.New(msg + "; what was not read was not searched (--allow-partial accepts a partial result)")
 }

@@ -117,7 +117,17 @@
 // scan was about to call missing is first looked for in packs that
 // appeared since the scan began (a repack or gc running beside it).
 // Submodules are not entered: a gitlink's change is the line
-// "Subproject commit <id>", as git's patch shows it.
+// "Subproject commit <id>", as git's patch shows it. Every such warning is
+// of lost data (scan.Warning.Lost, counted in Stats.Lost): the caller
+// (the command) fails a scan that has any unless told to accept a partial
+// result. A .gitleaksignore that cannot be read (a link to a FIFO or a
+// device, never opened) is one too, and the scan goes on without it.
+//
+// A partial clone's missing objects are fetched from its promisor remote
+// before the walk (promisor.go), by a git child that runs nothing the
+// repository's configuration names; what cannot be fetched is a warning
+// of lost data. A commit's author, email and subject are decoded from its
+// encoding header to UTF-8, as git log prints them.
 //
 // Nothing a repository's configuration names is run: no textconv, filter,
 // fsmonitor, external diff, pager or hook (git runs textconv drivers for
@@ -137,10 +147,15 @@
 //
 // Memory: the walk keeps a small record per commit, the tree diffs one
 // record per file change, and each worker diffing holds the two blobs of
-// one change. A blob over git's big-file threshold (512 MiB) is binary to
-// git and is not read; objects are built in memory only below odb's size
-// budget, so a crafted delta that declares gigabytes is a warning, not an
-// allocation.
+// one change. A blob over git's big-file threshold (512 MiB), or a pack
+// entry or delta that claims to be, is binary to git and is not read: a
+// warning of lost data names it (gitleaks skips it silently). Objects are
+// built in memory only below odb's size budget (128 MiB), so a crafted
+// delta that declares gigabytes is a warning, not an allocation; a larger
+// one is streamed, its base spilled to a temporary file. A change whose
+// side is over 64 MiB is not diffed in memory: its new version is scanned
+// whole, every line as if added (a warning of noise says so), so nothing
+// it adds is missed and what it kept is reported again.
 //
 // # Staged and unstaged changes
 //

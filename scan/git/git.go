@@ -84,7 +84,10 @@ var ErrShallow = errors.New("shallow clone: history before the boundary commits 
 // maxDiffBlob are streamed or not read at all, and a commit or tree this
 // large is damage or an attack (git's own trees of a million entries take
 // about 40 MB).
-const maxObject = 128 << 20
+//
+// It and maxDiffBlob are variables only so that tests can lower them (a
+// short test of what a 150 MB file does); nothing else changes them.
+var maxObject int64 = 128 << 20
 
 // repository is an opened repository: where it is, and its objects.
 type repository struct {
@@ -121,6 +124,8 @@ func (r *repository) shallowSet() (map[odb.ID]bool, error) {
 
 // ignoreFile loads the .gitleaksignore at the top of the work tree (or
 // of a bare repository) into opts.Ignore, beside what opts already holds.
+// One that cannot be read (a link to a FIFO or a device, never opened;
+// too large) is an error, which the scans make a warning of lost data.
 func (r *repository) ignoreFile(opts *scan.Options) error {
 	if opts.NoGitleaksIgnore {
 		return nil

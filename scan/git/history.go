@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/spindle-go/spindle"
 	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/ignore"
 	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
 	"github.com/spindle-go/spindle/scan/report"
 )
@@ -46,7 +48,7 @@ type history struct {
 	// Counters, updated by the workers.
 	diffed, quiet, binary, unreadable, fragments, blobBytes atomic.Int64
 	lineDiff, blobRead                                      atomic.Int64 // nanoseconds, summed over workers
-	lost                                                    atomic.Int64 // warnings of the history itself
+	lost, noised                                            atomic.Int64 // warnings of the history itself, by class
 }
 
 // unit is one distinct change to diff and scan, with every commit that
@@ -91,7 +93,17 @@ func (r *Repository) Scan(ctx context.Context, opts Options, sopts scan.Options)
 	h := &history{repo: r.r, sel: sel, opts: opts, sopts: sopts}
 	r.openWarnings(h.warn)
 	if err := r.r.ignoreFile(&h.sopts); err != nil {
-		return st, err
+		// Lost data, not a stop: the scan goes on and reports what the
+		// file would have suppressed; the warning fails it unless a
+		// partial result is accepted.
+		h.warn(filepath.Join(r.r.top(), ignore.GitleaksIgnoreName), "ignore", err)
+	}
+	if n, err := fetchPromised(ctx, r.r.Repo); err != nil {
+		what := "objects"
+		if n >= 0 {
+			what = fmt.Sprintf("%d objects", n)
+		}
+		h.warn(r.r.GitDir, "promisor", fmt.Errorf("partial clone: %s its history needs are not here, and not fetched from the promisor remote: %w", what, err))
 	}
 	shallow, err := r.r.shallowSet()
 	if err != nil {
@@ -106,13 +118,8 @@ func (r *Repository) Scan(ctx context.Context, opts Options, sopts scan.Options)
 	w := &walker{objs: r.r.objs, repo: r.r.Repo, shallow: shallow, sel: sel, cache: map[odb.ID]*commit{}, ctx: ctx,
 		warn: h.warn, idents: len(sel.authors) > 0 || len(sel.committers) > 0}
 	if w.graph, err = r.r.OpenCommitGraph(r.r.objs.Replacing()); err != nil {
-		// Nothing is lost: the walk reads the commits themselves, as it
-		// does in a repository without a graph. A warning, not lost data.
-		if h.sopts.OnWarning != nil {
-			h.warnMu.Lock()
-			h.sopts.OnWarning(scan.Warning{Path: r.r.GitDir, Op: "commit-graph", Err: fmt.Errorf("not used, the commits are read instead: %w", err)})
-			h.warnMu.Unlock()
-		}
+		// Nothing is lost: the commits are read from their objects.
+		h.noise(r.r.GitDir, "commit-graph", fmt.Errorf("not used: %w", err))
 		w.graph = nil
 	}
 	commits, err := w.walk()
@@ -184,8 +191,9 @@ func (h *history) scanUnits(ctx context.Context, st *Stats) error {
 	st.Fragments, st.BlobBytes = h.fragments.Load(), h.blobBytes.Load()
 	st.BlobRead = time.Duration(h.blobRead.Load())
 	st.LineDiff = time.Duration(h.lineDiff.Load()) - st.BlobRead
-	st.Warnings += h.lost.Load()
+	st.Warnings += h.lost.Load() + h.noised.Load()
 	st.Lost += h.lost.Load()
+	st.Noise += h.noised.Load()
 	return err
 }
 
@@ -199,6 +207,18 @@ func (h *history) warn(path, op string, err error) {
 		h.warnMu.Lock()
 		defer h.warnMu.Unlock()
 		h.sopts.OnWarning(scan.Warning{Path: path, Op: op, Err: err, Lost: true})
+	}
+}
+
+// noise passes a warning of the history that loses nothing (the scan
+// read the same data another way) to the user's callback; it is counted
+// in Stats.Warnings and Stats.Noise.
+func (h *history) noise(path, op string, err error) {
+	h.noised.Add(1)
+	if h.sopts.OnWarning != nil {
+		h.warnMu.Lock()
+		defer h.warnMu.Unlock()
+		h.sopts.OnWarning(scan.Warning{Path: path, Op: op, Err: err})
 	}
 }
 
@@ -355,11 +375,11 @@ func (h *history) commitMeta(ci int32) *commitMeta {
 		if err != nil {
 			return
 		}
-		m.author, m.email = pc.Author.Name, pc.Author.Email
+		m.author, m.email = commitText(pc.Encoding, pc.Author.Name), commitText(pc.Encoding, pc.Author.Email)
 		if !pc.Author.When.IsZero() {
 			m.date = pc.Author.When.UTC().Format(time.RFC3339)
 		}
-		m.subject = pc.Subject()
+		m.subject = commitText(pc.Encoding, pc.Subject())
 	})
 	return m
 }

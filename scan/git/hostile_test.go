@@ -292,10 +292,12 @@ func TestBadRefsCostThemselves(t *testing.T) {
 
 // TestCraftedObjectsStayWithinBudgets: a history whose tree names blobs
 // stored as crafted deltas, one declaring 5 GiB and one 200 MiB (each a
-// few kilobytes in the pack), is scanned within a small heap: the first
-// is binary to git (past its big-file threshold) and skipped as gitleaks
-// skips it, the second (a new file too large to diff, too large to build)
-// is a warning naming it, and the rest of the history is scanned.
+// few kilobytes in the pack), and one claiming 32 GiB, are scanned within
+// a small heap: the first and the last are binary to git (past its
+// big-file threshold), counted so and, not searched, warnings of lost data
+// naming them (gitleaks reads nothing of them, silently); the second, a
+// new file too large to diff or to build in memory, is streamed whole, its
+// base spilled to a temporary file; the rest of the history is scanned.
 func TestCraftedObjectsStayWithinBudgets(t *testing.T) {
 	r := newRepo(t)
 	r.write("ok.txt", tok(1)+"\n")
@@ -309,17 +311,19 @@ func TestCraftedObjectsStayWithinBudgets(t *testing.T) {
 		}
 		return d
 	}
-	huge, mid := [20]byte{0xee, 2}, [20]byte{0xee, 3}
+	huge, mid, lie := [20]byte{0xee, 2}, [20]byte{0xee, 3}, [20]byte{0xee, 4}
 	d5, d200 := delta(5<<30), delta(200<<20)
+	d32 := append(odbtest.DeltaSizes(uint64(len(base)), 32<<30), copyAll...) // claims 32 GiB, makes 64 KiB
 	odbtest.WritePack(t, filepath.Join(r.dir, ".git", "objects"), []odbtest.Entry{
 		{ID: [20]byte{0xee, 1}, Type: 3, Size: uint64(len(base)), Data: base},
 		{ID: huge, Type: 6, Size: uint64(len(d5)), Data: d5, Base: 0},
 		{ID: mid, Type: 6, Size: uint64(len(d200)), Data: d200, Base: 0},
+		{ID: lie, Type: 6, Size: uint64(len(d32)), Data: d32, Base: 0},
 	})
 	okBlob := r.git("rev-parse", "HEAD:ok.txt")
 	cmd := exec.Command("git", "mktree", "--missing")
 	cmd.Dir = r.dir
-	cmd.Stdin = strings.NewReader(fmt.Sprintf("100644 blob %x\thuge.txt\n100644 blob %x\tmid.txt\n100644 blob %s\tok.txt\n", huge, mid, okBlob))
+	cmd.Stdin = strings.NewReader(fmt.Sprintf("100644 blob %x\thuge.txt\n100644 blob %x\tlie.txt\n100644 blob %x\tmid.txt\n100644 blob %s\tok.txt\n", huge, lie, mid, okBlob))
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
@@ -335,8 +339,23 @@ func TestCraftedObjectsStayWithinBudgets(t *testing.T) {
 	if err != nil || !slices.Equal(found, []string{"ok.txt:1:" + tok(1)}) {
 		t.Fatalf("found %v, err %v", found, err)
 	}
-	if len(warns) != 1 || !strings.Contains(warns[0].Error(), "mid.txt") || st.Binary != 1 {
-		t.Errorf("warnings %v, binary %d: want one warning naming mid.txt and huge.txt binary", warns, st.Binary)
+	var named []string
+	for _, w := range warns {
+		if w.Lost {
+			named = append(named, w.Path)
+		}
+	}
+	slices.Sort(named)
+	if len(warns) != 2 || !slices.Equal(named, []string{"huge.txt", "lie.txt"}) || st.Binary != 2 || st.Lost != 2 {
+		t.Errorf("warnings %v, binary %d, lost %d: want lost-data warnings naming huge.txt and lie.txt, both binary", warns, st.Binary, st.Lost)
+	}
+	if st.Bytes < 200<<20 {
+		t.Errorf("%d bytes scanned: mid.txt's 200 MiB were not read", st.Bytes)
+	}
+	for _, w := range warns {
+		if w.Path == "lie.txt" && !strings.Contains(w.Error(), "claims 34359738368 bytes") {
+			t.Errorf("lie.txt: %v, want the size it claims", w)
+		}
 	}
 	// HeapSys may shrink during the scan (the race detector's runtime
 	// returns spans), so the growth is signed; TotalAlloc counts every byte
@@ -348,4 +367,43 @@ func TestCraftedObjectsStayWithinBudgets(t *testing.T) {
 		t.Errorf("the scan allocated %d MiB", allocated>>20)
 	}
 	t.Logf("heap %+d KiB, allocated %d KiB", (int64(after.HeapSys)-int64(before.HeapSys))>>10, (after.TotalAlloc-before.TotalAlloc)>>10)
+}
+
+// TestPackEntriesThatLieAboutTheirSize: a blob entry whose header claims
+// 32 GiB (holding a few bytes), and one that claims 5 bytes and holds
+// more, are warnings of lost data naming their paths, never silent skips.
+func TestPackEntriesThatLieAboutTheirSize(t *testing.T) {
+	r := newRepo(t)
+	r.write("ok.txt", tok(1)+"\n")
+	r.commit("one")
+	big, small := [20]byte{0xef, 1}, [20]byte{0xef, 2}
+	data := []byte("k=" + tok(2) + "\n")
+	odbtest.WritePack(t, filepath.Join(r.dir, ".git", "objects"), []odbtest.Entry{
+		{ID: big, Type: 3, Size: 32 << 30, Data: data},
+		{ID: small, Type: 3, Size: 5, Data: data},
+	})
+	okBlob := r.git("rev-parse", "HEAD:ok.txt")
+	cmd := exec.Command("git", "mktree", "--missing")
+	cmd.Dir = r.dir
+	cmd.Stdin = strings.NewReader(fmt.Sprintf("100644 blob %x\tbig.txt\n100644 blob %s\tok.txt\n100644 blob %x\tsmall.txt\n", big, okBlob, small))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.git("commit-tree", "-p", "HEAD", "-m", "lies", strings.TrimSpace(string(out)))
+	r.git("update-ref", "refs/heads/main", c)
+	found, warns, st, err := scanAll(t, func(ctx context.Context, o scan.Options) (Stats, error) { return Scan(ctx, r.dir, Options{}, o) })
+	if err != nil || !slices.Equal(found, []string{"ok.txt:1:" + tok(1)}) {
+		t.Fatalf("found %v, err %v", found, err)
+	}
+	var named []string
+	for _, w := range warns {
+		if w.Lost {
+			named = append(named, w.Path)
+		}
+	}
+	slices.Sort(named)
+	if !slices.Equal(named, []string{"big.txt", "small.txt"}) || st.Lost != 2 {
+		t.Errorf("warnings %v, %d lost: want lost-data warnings naming big.txt and small.txt", warns, st.Lost)
+	}
 }

@@ -285,11 +285,12 @@ func (h *history) isBinary(old, new []byte) bool {
 // binaryUnit handles a change git calls binary: gitleaks skips it unless
 // its path names an archive, which it then scans whole (when archives are
 // open); so does this.
-func (h *history) binaryUnit(u *unit, b *scan.Batch) {
+// It reports whether the new blob is scanned (as an archive).
+func (h *history) binaryUnit(u *unit, b *scan.Batch) bool {
 	h.binary.Add(1)
 	if h.sopts.ArchiveDepth < 0 || archive.DetectName(u.path) == archive.None {
 		b.Skip(scan.SkipBinary)
-		return
+		return false
 	}
 	id := u.newID
 	b.Add(scan.Object{Name: u.path, Size: -1, Expand: h.expand(u), Open: func() (io.ReadCloser, error) {
@@ -299,6 +300,7 @@ func (h *history) binaryUnit(u *unit, b *scan.Batch) {
 		}
 		return rd, nil
 	}})
+	return true
 }
 
 // streamAddition scans a new file too large to diff in memory as one
@@ -348,7 +350,7 @@ func (h *history) content(id odb.ID, mode odb.Mode, buf []byte, sc *unitScratch)
 		h.blobBytes.Add(int64(len(data)))
 		return data, nil
 	}
-	limit := int64(bigUnit)
+	limit := min(int64(bigUnit), maxDiffBlob)
 	if sc.bigHeld {
 		limit = maxDiffBlob
 	}
@@ -358,7 +360,9 @@ func (h *history) content(id odb.ID, mode odb.Mode, buf []byte, sc *unitScratch)
 		if errors.As(err, &tl) {
 			switch {
 			case tl.Size > bigFile:
-				return buf[:0], errTooBig // binary to git, whatever it holds
+				// Binary to git, whatever it holds: a file that large,
+				// or an entry or a delta that claims to be.
+				return buf[:0], fmt.Errorf("blob %s claims %d bytes: %w", id, tl.Size, errTooBig)
 			case tl.Size > maxDiffBlob:
 				return buf[:0], &tooLargeToDiff{id: id, size: tl.Size}
 			case !sc.bigHeld:
@@ -384,7 +388,7 @@ var errTooBig = errors.New("larger than git's big-file threshold (binary to git)
 // larger cannot be diffed within the scan's memory bound, and is a
 // warning of lost data; a new file that large is scanned as a stream (all
 // its lines are added). git diffs up to its big-file threshold.
-const maxDiffBlob = 64 << 20
+var maxDiffBlob int64 = 64 << 20
 
 // bigUnit is the size from which a change's blobs count as big: one big
 // change is diffed at a time, so that memory stays bounded whatever the
@@ -403,16 +407,30 @@ func (e *tooLargeToDiff) Error() string {
 
 // lose reports a unit that could not be read: a warning that names the
 // commit and path, counted as lost. A blob too big for git to diff makes
-// the change binary; a new file too big to diff here is scanned as one
-// stream.
+// the change binary; a change too big to diff here has its new version
+// scanned as one stream (all of it, for an edit: a noise warning says
+// so).
 func (h *history) lose(u *unit, b *scan.Batch, err error) {
 	if errors.Is(err, errTooBig) {
-		h.binaryUnit(u, b)
+		// git log -p shows "Binary files differ", and gitleaks reads
+		// nothing of it; not searched, it is lost data here (whether the
+		// size is true or a pack's lie), unless it is an archive read
+		// whole.
+		if !h.binaryUnit(u, b) {
+			h.unreadable.Add(1)
+			b.Warn(u.path, "blob", fmt.Errorf("%s: %w: not scanned", h.describe(u), err))
+		}
 		return
 	}
 	var big *tooLargeToDiff
-	if errors.As(err, &big) && big.id == u.newID && u.oldID.IsZero() && u.parents == nil {
+	if errors.As(err, &big) {
 		h.streamAddition(u, b)
+		if big.id != u.newID || !u.oldID.IsZero() || u.parents != nil {
+			// An edit too large to diff in memory: its new version is
+			// scanned whole, every line as if added, so nothing it adds is
+			// missed; what it kept is reported again, at this commit.
+			b.Warn(u.path, "diff", fmt.Errorf("%s: %w: the new version is scanned whole, not diffed, and findings it kept from the old one are reported again (%w)", h.describe(u), err, scan.ErrNoise))
+		}
 		return
 	}
 	h.unreadable.Add(1)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spindle-go/spindle/scan"
+	"github.com/spindle-go/spindle/scan/ignore"
 	"github.com/spindle-go/spindle/scan/internal/gitrepo"
 	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
 )
@@ -51,7 +52,10 @@ func (r *Repository) scanWorktree(ctx context.Context, sopts scan.Options, stage
 	}
 	r.openWarnings(h.warn)
 	if err := r.r.ignoreFile(&h.sopts); err != nil {
-		return st, err
+		// Lost data, not a stop: the scan goes on and reports what the
+		// file would have suppressed; the warning fails it unless a
+		// partial result is accepted.
+		h.warn(filepath.Join(r.r.top(), ignore.GitleaksIgnoreName), "ignore", err)
 	}
 	start := time.Now()
 	x, err := r.r.ReadIndex()

@@ -102,10 +102,11 @@ func appendGitleaksJSON(b []byte, g *gitleaksFinding) []byte {
 // the order its workers found them), and a byte of a string that is not
 // UTF-8 is escaped reversibly (see jsonenc.go) where gitleaks writes U+FFFD.
 type gitleaksFormat struct {
-	opts   Options
-	remote remoteInfo
-	n      int
-	buf    []byte
+	opts    Options
+	remote  remoteInfo
+	n       int
+	buf     []byte
+	trailer trailer // a shard's: what its findings add up to
 }
 
 func (g *gitleaksFormat) entry(f Finding) entry { return entry{f: prepare(f, g.opts)} }
@@ -122,18 +123,16 @@ func (g *gitleaksFormat) finding(w *bufio.Writer, e *entry) error {
 	g.n++
 	gf := toGitleaks(&e.f, g.remote)
 	g.buf = appendGitleaksJSON(append(g.buf[:0], sep...), &gf)
+	g.trailer.count(g.buf[len(sep):])
 	_, err := w.Write(g.buf)
 	return err
 }
 
 func (g *gitleaksFormat) end(w *bufio.Writer) error {
-	tail := "\n]\n"
-	if g.n == 0 {
-		tail = "]\n"
-	}
-	_, err := w.WriteString(tail)
-	return err
+	return endArray(w, g.opts.Shard, &g.trailer, g.n)
 }
+
+func (g *gitleaksFormat) markLost(l Lost) { g.trailer.lost = l.Warnings }
 
 // Platforms a remote's links can be built for, as gitleaks' --platform
 // names them.

@@ -25,6 +25,7 @@ type gitleaksJUnitFormat struct {
 	remote remoteInfo // for each history finding's Link
 	total  int
 	open   bool
+	lost   *Lost // the scan lost data (MarkLost): one more test case, in error
 }
 
 func (j *gitleaksJUnitFormat) entry(f Finding) entry {
@@ -41,10 +42,17 @@ func (j *gitleaksJUnitFormat) begin(w *bufio.Writer) error {
 func (j *gitleaksJUnitFormat) suite(w *bufio.Writer) {
 	j.open = true
 	n := strconv.Itoa(j.total)
-	w.WriteString("<testsuites>\n\t<testsuite failures=\"" + n + "\" name=\"")
+	w.WriteString("<testsuites>\n\t<testsuite ")
+	if j.lost != nil {
+		w.WriteString("errors=\"1\" ")
+		n = strconv.Itoa(j.total + 1)
+	}
+	w.WriteString("failures=\"" + strconv.Itoa(j.total) + "\" name=\"")
 	xml.EscapeText(w, []byte(j.opts.ToolName))
 	w.WriteString("\" tests=\"" + n + "\" time=\"\">")
 }
+
+func (j *gitleaksJUnitFormat) markLost(l Lost) { j.lost = &l }
 
 func (j *gitleaksJUnitFormat) finding(w *bufio.Writer, e *entry) error {
 	if !j.open {
@@ -80,8 +88,17 @@ func (j *gitleaksJUnitFormat) finding(w *bufio.Writer, e *entry) error {
 func (j *gitleaksJUnitFormat) end(w *bufio.Writer) error {
 	if !j.open {
 		j.suite(w)
-		_, err := w.WriteString("</testsuite>\n</testsuites>")
-		return err
+		if j.lost == nil {
+			_, err := w.WriteString("</testsuite>\n</testsuites>")
+			return err
+		}
+	}
+	if l := j.lost; l != nil {
+		// A scan that lost data is an errored test case, after the
+		// findings (gitleaks has none such).
+		w.WriteString("\n\t\t<testcase classname=\"spindle\" name=\"lost data\" time=\"\">\n\t\t\t<error message=\"")
+		xml.EscapeText(w, []byte(l.Message()))
+		w.WriteString("\" type=\"lost-data\"></error>\n\t\t</testcase>")
 	}
 	_, err := w.WriteString("\n\t</testsuite>\n</testsuites>")
 	return err

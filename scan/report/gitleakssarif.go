@@ -20,11 +20,14 @@ import (
 // Results are sorted, as in every sorted format (gitleaks lists them in
 // the order its workers found them). A run that did not complete, closed
 // through CloseIncomplete, adds SARIF's invocations with
-// executionSuccessful false; gitleaks has no such run to report.
+// executionSuccessful false, and a run that lost data (MarkLost) the same
+// with a toolExecutionNotification saying what was lost; gitleaks has no
+// such run to report.
 type gitleaksSARIFFormat struct {
 	opts       Options
 	n          int
 	incomplete bool
+	lost       *Lost // the run lost data (MarkLost)
 	buf        bytes.Buffer
 }
 
@@ -143,7 +146,14 @@ func (g *gitleaksSARIFFormat) end(w *bufio.Writer) error {
 		w.WriteString("\n   ")
 	}
 	w.WriteString("]")
-	if g.incomplete {
+	switch {
+	case g.lost != nil:
+		w.WriteString(",\n   \"invocations\": [\n    {\n     \"executionSuccessful\": false,\n     \"toolExecutionNotifications\": [\n      {\n       \"level\": \"error\",\n       \"message\": {\n        \"text\": ")
+		if err := g.encode(w, g.lost.Message(), ""); err != nil {
+			return err
+		}
+		w.WriteString("\n       }\n      }\n     ]\n    }\n   ]")
+	case g.incomplete:
 		w.WriteString(",\n   \"invocations\": [\n    {\n     \"executionSuccessful\": false\n    }\n   ]")
 	}
 	_, err := w.WriteString("\n  }\n ]\n}\n")
@@ -155,3 +165,5 @@ func (g *gitleaksSARIFFormat) markIncomplete() bool {
 	g.incomplete = true
 	return true
 }
+
+func (g *gitleaksSARIFFormat) markLost(l Lost) { g.lost = &l }

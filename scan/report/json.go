@@ -55,9 +55,10 @@ func appendFindingJSON(b []byte, f *Finding, indent bool) []byte {
 // goes out at the first Write; an empty report is "[]". A shard's report
 // has its Shard header as the first element.
 type jsonFormat struct {
-	opts Options
-	n    int    // findings written
-	buf  []byte // one element, reused
+	opts    Options
+	n       int     // elements written: findings, and a shard's header
+	buf     []byte  // one element, reused
+	trailer trailer // a shard's: what its findings add up to
 }
 
 func (j *jsonFormat) entry(f Finding) entry { return entry{f: prepare(f, j.opts)} }
@@ -85,13 +86,28 @@ func (j *jsonFormat) finding(w *bufio.Writer, e *entry) error {
 	}
 	j.n++
 	j.buf = appendFindingJSON(append(j.buf[:0], sep...), &e.f, true)
+	j.trailer.count(j.buf[len(sep):])
 	_, err := w.Write(j.buf)
 	return err
 }
 
 func (j *jsonFormat) end(w *bufio.Writer) error {
+	return endArray(w, j.opts.Shard, &j.trailer, j.n)
+}
+
+func (j *jsonFormat) markLost(l Lost) { j.trailer.lost = l.Warnings }
+
+// endArray closes a json array report of n elements, after a shard's
+// report's trailer.
+func endArray(w *bufio.Writer, shard *Shard, t *trailer, n int) error {
+	if shard != nil {
+		b := appendTrailerJSON([]byte(",\n "), t, true)
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
 	tail := "\n]\n"
-	if j.n == 0 {
+	if n == 0 {
 		tail = "]\n"
 	}
 	_, err := w.WriteString(tail)
@@ -105,11 +121,12 @@ func (j *jsonFormat) end(w *bufio.Writer) error {
 // escapes every newline inside a string, so a finding is always exactly one
 // line. A shard's report starts with its Shard header line.
 type jsonlWriter struct {
-	w      io.Writer
-	opts   Options
-	buf    []byte
-	headed bool // the shard header is written
-	state  closeState
+	w       io.Writer
+	opts    Options
+	buf     []byte
+	headed  bool // the shard header is written
+	state   closeState
+	trailer trailer // a shard's: what its findings add up to
 }
 
 func newJSONLWriter(w io.Writer, opts Options) *jsonlWriter {
@@ -122,7 +139,10 @@ func (lw *jsonlWriter) Write(f Finding) error {
 	}
 	f = prepare(f, lw.opts)
 	lw.buf = lw.header(lw.buf[:0])
-	lw.buf = append(appendFindingJSON(lw.buf, &f, false), '\n')
+	at := len(lw.buf)
+	lw.buf = appendFindingJSON(lw.buf, &f, false)
+	lw.trailer.count(lw.buf[at:])
+	lw.buf = append(lw.buf, '\n')
 	if _, err := lw.w.Write(lw.buf); err != nil {
 		return lw.state.fail(err)
 	}
@@ -138,14 +158,20 @@ func (lw *jsonlWriter) header(b []byte) []byte {
 	return append(appendShardJSON(b, lw.opts.Shard, false, false), '\n')
 }
 
-// Close writes nothing but a shard's header if no finding came: an empty
-// jsonl report is empty.
+// Close writes a shard's header if no finding came, and its trailer; an
+// empty jsonl report that is not a shard's is empty.
 func (lw *jsonlWriter) Close() error {
 	return lw.state.close(func() error {
-		if b := lw.header(nil); len(b) > 0 {
+		b := lw.header(nil)
+		if lw.opts.Shard != nil {
+			b = append(appendTrailerJSON(b, &lw.trailer, false), '\n')
+		}
+		if len(b) > 0 {
 			_, err := lw.w.Write(b)
 			return err
 		}
 		return nil
 	})
 }
+
+func (lw *jsonlWriter) markLost(l Lost) { lw.trailer.lost = l.Warnings }

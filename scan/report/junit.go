@@ -39,6 +39,7 @@ type junitFormat struct {
 	perRule map[string]int64
 	rule    string // the open suite
 	open    bool
+	lost    *Lost // the scan lost data (MarkLost): one more test case, in error
 }
 
 func (j *junitFormat) entry(f Finding) entry {
@@ -65,7 +66,7 @@ func (j *junitFormat) finding(w *bufio.Writer, e *entry) error {
 			j.suites(w, j.total)
 		}
 		j.open, j.rule = true, f.RuleID
-		j.suite(w, f.RuleID, j.perRule[f.RuleID], j.perRule[f.RuleID])
+		j.suite(w, f.RuleID, j.perRule[f.RuleID], j.perRule[f.RuleID], 0)
 	}
 	name := f.File + ":" + strconv.Itoa(f.Line) + ":" + strconv.Itoa(f.Column)
 	if f.Commit != "" {
@@ -94,29 +95,46 @@ func (j *junitFormat) finding(w *bufio.Writer, e *entry) error {
 }
 
 func (j *junitFormat) end(w *bufio.Writer) error {
-	if !j.open {
+	switch {
+	case j.open:
+		w.WriteString("\t</testsuite>\n")
+	case j.lost != nil:
+		// No finding in what was read: no "no secrets found" either.
+		j.suites(w, 0)
+	default:
 		j.suites(w, 1)
-		j.suite(w, "spindle", 1, 0)
-		w.WriteString("\t\t<testcase classname=\"spindle\" name=\"no secrets found\"></testcase>\n")
+		j.suite(w, "spindle", 1, 0, 0)
+		w.WriteString("\t\t<testcase classname=\"spindle\" name=\"no secrets found\"></testcase>\n\t</testsuite>\n")
 	}
-	_, err := w.WriteString("\t</testsuite>\n</testsuites>\n")
+	if j.lost != nil {
+		j.lostCase(w)
+	}
+	_, err := w.WriteString("</testsuites>\n")
 	return err
 }
 
+// suites opens <testsuites> with tests test cases of findings (or the
+// passing one), and the lost-data case if any.
 func (j *junitFormat) suites(w *bufio.Writer, tests int64) {
+	var errs int64
+	if j.lost != nil {
+		errs = 1
+	}
 	w.WriteString("<testsuites")
 	attr(w, "name", j.opts.ToolName)
-	attr(w, "tests", strconv.FormatInt(tests, 10))
+	attr(w, "tests", strconv.FormatInt(tests+errs, 10))
 	attr(w, "failures", strconv.FormatInt(j.total, 10))
-	w.WriteString(" errors=\"0\">\n")
+	attr(w, "errors", strconv.FormatInt(errs, 10))
+	w.WriteString(">\n")
 }
 
-func (j *junitFormat) suite(w *bufio.Writer, name string, tests, failures int64) {
+func (j *junitFormat) suite(w *bufio.Writer, name string, tests, failures, errs int64) {
 	w.WriteString("\t<testsuite")
 	attr(w, "name", name)
 	attr(w, "tests", strconv.FormatInt(tests, 10))
 	attr(w, "failures", strconv.FormatInt(failures, 10))
-	w.WriteString(" errors=\"0\">\n")
+	attr(w, "errors", strconv.FormatInt(errs, 10))
+	w.WriteString(">\n")
 }
 
 // junitBody is a failure's text: the finding's fields, one per line.

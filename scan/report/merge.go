@@ -18,6 +18,10 @@ type MergeSummary struct {
 	Duplicates int64            // findings dropped as repeats of another
 	Findings   int64            // findings written
 	PerRule    map[string]int64 // findings written, by rule
+	// Lost sums the warnings that lost data which the reports' trailers
+	// count: a merge of shards of which one lost data is a partial
+	// result.
+	Lost int64
 }
 
 // Merge reads the reports at paths, json or jsonl, each in spindle's schema
@@ -52,7 +56,11 @@ func Merge(w Writer, paths ...string) (MergeSummary, error) {
 // report and from a gitleaks report (whose entropy is a float32) is one.
 // Of duplicates the first in sorted order is kept.
 //
-// Shards. A report written with --shard starts with its Shard header.
+// Shards. A report written with --shard starts with its Shard header and
+// ends with its trailer, which counts and sums its findings: Read refuses a
+// shard's report without a trailer (cut short, even at a line boundary),
+// and any report whose findings the trailer does not count or sum (a
+// finding dropped, repeated or changed).
 // Write refuses, naming the reports, a set that is not one whole scan: a
 // shard report beside one that has no header, shards of different scans
 // (another count, source or config hash), a shard given twice, or a shard
@@ -121,11 +129,21 @@ func (m *Merger) Read(path string) error {
 			return fmt.Errorf("report: merge: %w", err)
 		}
 	}
+	if err := rr.checkTrailer(); err != nil {
+		return fmt.Errorf("report: merge %s: %w", name, err)
+	}
+	if rr.trailer != nil {
+		m.sum.Lost += rr.trailer.lost
+	}
 	in.shard, in.schema, in.array = rr.shard, rr.schema, rr.array
 	m.inputs = append(m.inputs, in)
 	m.sum.Reports++
 	return nil
 }
+
+// Lost is the number of warnings that lost data the trailers of the
+// reports read so far count.
+func (m *Merger) Lost() int64 { return m.sum.Lost }
 
 // Check returns an error naming the reports if they are shard reports that
 // are not the shards of one whole scan: each of 0..n-1 once, of one source

@@ -141,6 +141,11 @@ type reportReader struct {
 	n       int    // entries read, the shard header included
 	shard   *Shard // the report's shard header, if it has one
 	schema  Schema // the schema of the findings read so far
+	// trailer is the report's trailer, once read (see findingSum); sum and
+	// findings are what the findings read add up to, to check it against.
+	trailer  *trailer
+	sum      findingSum
+	findings int64
 }
 
 // Schema names the shape of a report Merge reads: the container (a json
@@ -248,13 +253,16 @@ func (rr *reportReader) next() (f Finding, ok bool, err error) {
 		}
 		return Finding{}, false, rr.finish()
 	}
+	if rr.trailer != nil {
+		return Finding{}, false, fmt.Errorf("an entry after the trailer at byte %d", rr.offset())
+	}
 	rr.n++
-	f, err = rr.entry()
+	f, isFinding, err := rr.entry()
 	if err != nil {
 		return Finding{}, false, fmt.Errorf("finding %d: %w", rr.n, err)
 	}
-	if rr.n == 1 && rr.shard != nil {
-		return rr.next() // the header is not a finding
+	if !isFinding {
+		return rr.next() // the header or the trailer
 	}
 	return f, true, nil
 }
@@ -313,33 +321,56 @@ var (
 
 // entry decodes one finding. Strings are decoded with unquoteJSON, so the
 // reversible escapes of bytes that are not UTF-8 come back as those bytes.
-func (rr *reportReader) entry() (Finding, error) {
+//
+// isFinding is false for a shard's header and a report's trailer, which
+// are read into rr.shard and rr.trailer.
+func (rr *reportReader) entry() (f Finding, isFinding bool, err error) {
+	var text json.RawMessage
+	if err := rr.dec.Decode(&text); err != nil {
+		return Finding{}, false, rr.context(err)
+	}
 	var raw map[string]json.RawMessage
-	if err := rr.dec.Decode(&raw); err != nil {
+	if err := json.Unmarshal(text, &raw); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return Finding{}, fmt.Errorf("is a JSON %s, want an object", typeErr.Value)
+			return Finding{}, false, fmt.Errorf("is a JSON %s, want an object", typeErr.Value)
 		}
-		return Finding{}, rr.context(err)
+		return Finding{}, false, err
 	}
 	if raw == nil {
-		return Finding{}, errors.New("is null, want an object")
+		return Finding{}, false, errors.New("is null, want an object")
 	}
 	if _, ok := raw["runs"]; ok && rr.n == 1 {
 		// The likeliest wrong file: the sarif report of the same scan.
-		return Finding{}, errors.New("this is a SARIF log; a baseline or a shard report is a json or jsonl report")
+		return Finding{}, false, errors.New("this is a SARIF log; a baseline or a shard report is a json or jsonl report")
 	}
 	if _, ok := raw["shard"]; ok {
 		if rr.n != 1 {
-			return Finding{}, errors.New("a shard header after the first entry")
+			return Finding{}, false, errors.New("a shard header after the first entry")
 		}
 		sh, err := decodeShard(raw)
 		if err != nil {
-			return Finding{}, err
+			return Finding{}, false, err
 		}
 		rr.shard = sh
-		return Finding{}, nil
+		return Finding{}, false, nil
 	}
+	if t, ok := raw["trailer"]; ok && len(raw) == 1 {
+		tr, err := decodeTrailer(t)
+		if err != nil {
+			return Finding{}, false, err
+		}
+		rr.trailer = tr
+		return Finding{}, false, nil
+	}
+	rr.findings++
+	rr.sum.add(text)
+	f, err = rr.finding(raw)
+	return f, err == nil, err
+}
+
+// finding decodes one finding's members.
+func (rr *reportReader) finding(raw map[string]json.RawMessage) (Finding, error) {
 	rr.noteSchema(raw)
 	var f Finding
 	fields := []struct {
@@ -493,4 +524,22 @@ func jsonKind(v json.RawMessage) string {
 		return "boolean"
 	}
 	return "number" // a number out of int range or with a fraction
+}
+
+// checkTrailer checks a whole report against its trailer: a shard's
+// report must have one, and any trailer must count and sum the findings
+// read.
+func (rr *reportReader) checkTrailer() error {
+	t := rr.trailer
+	switch {
+	case t == nil && rr.shard != nil:
+		return fmt.Errorf("shard %s's report has no trailer: it was cut short (%s read)", rr.shard, plural(rr.findings, "finding", "findings"))
+	case t == nil:
+		return nil
+	case t.findings != rr.findings:
+		return fmt.Errorf("the trailer counts %s, the report holds %d", plural(t.findings, "finding", "findings"), rr.findings)
+	case t.sum != rr.sum:
+		return fmt.Errorf("the findings (%d, as the trailer counts) do not match the trailer's checksum: the report was changed", rr.findings)
+	}
+	return nil
 }

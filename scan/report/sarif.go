@@ -155,8 +155,9 @@ type (
 type sarifFormat struct {
 	opts       Options
 	remote     remoteInfo
-	n          int  // results written
-	incomplete bool // the run did not complete (CloseIncomplete)
+	n          int   // results written
+	incomplete bool  // the run did not complete (CloseIncomplete)
+	lost       *Lost // the run lost data (MarkLost)
 	// extra holds, for each rule not in Options.Rules, its first finding
 	// in sorted order, whose description and tags describe the rule.
 	extra map[string]Finding
@@ -214,7 +215,10 @@ func (s *sarifFormat) head(w *bufio.Writer) error {
 	}
 	w.WriteString(",\n")
 	w.WriteString("      \"invocations\": [\n        {\n          \"executionSuccessful\": " +
-		strconv.FormatBool(!s.incomplete))
+		strconv.FormatBool(!s.incomplete && s.lost == nil))
+	if err := s.notifications(w); err != nil {
+		return err
+	}
 	if c := s.opts.Config; c != nil {
 		w.WriteString(",\n          \"properties\": ")
 		if err := s.encode(w, c, "          "); err != nil {

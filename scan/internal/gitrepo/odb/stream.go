@@ -3,6 +3,7 @@ package odb
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,8 +38,13 @@ type Reader struct {
 	hasCRC  bool
 }
 
-// Reader opens id for reading in chunks. The caller must Close it.
-func (db *DB) Reader(id ID) (*Reader, error) {
+// Reader opens id for reading in chunks. The caller must Close it. A
+// delta whose result is over Options.MaxObject is streamed too, its base
+// spilled to a temporary file (see spilledDeltaReader).
+func (db *DB) Reader(id ID) (*Reader, error) { return db.reader(id, 0) }
+
+// reader is Reader for an object depth big deltas below the one asked for.
+func (db *DB) reader(id ID, depth int) (*Reader, error) {
 	if db.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -46,7 +52,7 @@ func (db *DB) Reader(id ID) (*Reader, error) {
 		off := p.idx.offset(pos)
 		s := db.getScratch()
 		e, _, err := p.load(off, nil, 0)
-		if err == nil && e.h.typ < ofsDelta && e.h.size > streamAbove {
+		if err == nil && e.h.typ < ofsDelta && e.h.size > min(streamAbove, db.maxObject) {
 			rd := &Reader{typ: e.h.typ, size: e.h.size, left: e.h.size, id: id, where: p.path, off: off,
 				done: func() { db.putScratch(s) }}
 			rd.crc = &crcReader{r: io.NewSectionReader(p.f, off, e.end-off)}
@@ -64,7 +70,12 @@ func (db *DB) Reader(id ID) (*Reader, error) {
 		if err != nil {
 			return nil, &CorruptError{ID: id, Path: p.path, Offset: off, Err: err}
 		}
-		return db.readerInMemory(id)
+		rd, err := db.readerInMemory(id)
+		var big *TooLargeError
+		if errors.As(err, &big) && e.h.typ >= ofsDelta {
+			return db.spilledDeltaReader(id, depth)
+		}
+		return rd, err
 	}
 	// A loose object is streamed when its declared size is large, however
 	// small its file: a 150 MB log of repeated lines compresses to a
@@ -75,7 +86,7 @@ func (db *DB) Reader(id ID) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	if size <= streamAbove {
+	if size <= min(streamAbove, db.maxObject) {
 		return db.readerInMemory(id)
 	}
 	f, err := db.openLoose(id)
@@ -207,4 +218,102 @@ func (rd *Reader) Close() error {
 		rd.err = ErrClosed
 	}
 	return err
+}
+
+// maxSpillDepth bounds the chain of big deltas a spilled reader rebuilds
+// one under the other (git's own pack.depth default is 50).
+const maxSpillDepth = 64
+
+// spilledDeltaReader streams a delta whose result is too large to build
+// in memory (over Options.MaxObject): its base is written to a temporary
+// file (streamed, and spilled in turn if it is a big delta itself), and
+// the result is produced as it is read, copies read back from that file,
+// inserts from the delta. Memory holds the delta's instructions and
+// inserts (bounded by MaxObject, as any object read whole) and one read's
+// buffer, whatever the result's size. The file has no name once created
+// where the system allows it, and is removed by Close.
+func (db *DB) spilledDeltaReader(id ID, depth int) (*Reader, error) {
+	if depth > maxSpillDepth {
+		return nil, &CorruptError{ID: id, Offset: -1, Err: fmt.Errorf("%w: a chain of more than %d big deltas", errDelta, maxSpillDepth)}
+	}
+	baseID, d, err := db.Delta(id)
+	if err != nil {
+		return nil, err
+	}
+	if d == nil {
+		return nil, &CorruptError{ID: id, Offset: -1, Err: errors.New("not a delta")}
+	}
+	base, err := db.reader(baseID, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp("", "spindle-delta-*")
+	if err != nil {
+		base.Close()
+		return nil, err
+	}
+	spill := &spillFile{f: f}
+	spill.unlink()
+	n, err := io.Copy(f, base)
+	base.Close()
+	if err == nil && n != d.BaseSize {
+		err = fmt.Errorf("%w: base %s has %d bytes, the delta wants %d", errDelta, baseID, n, d.BaseSize)
+	}
+	if err != nil {
+		spill.Close()
+		return nil, &CorruptError{ID: id, Offset: -1, Err: err}
+	}
+	ds := &deltaStream{ops: d.Ops, base: f}
+	return &Reader{typ: base.typ, size: d.Size, left: d.Size, r: ds, id: id, closer: spill}, nil
+}
+
+// spillFile is a temporary file removed when closed (unlinked at once
+// where an open file may lose its name).
+type spillFile struct {
+	f       *os.File
+	removed bool
+}
+
+func (s *spillFile) unlink() {
+	if os.Remove(s.f.Name()) == nil {
+		s.removed = true
+	}
+}
+
+func (s *spillFile) Close() error {
+	err := s.f.Close()
+	if !s.removed {
+		os.Remove(s.f.Name())
+	}
+	return err
+}
+
+// deltaStream produces a delta's result from its instructions and its
+// base, read at offsets.
+type deltaStream struct {
+	ops  []DeltaOp
+	base io.ReaderAt
+	done int64 // bytes of the current instruction produced
+}
+
+func (ds *deltaStream) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && len(ds.ops) > 0 {
+		op := &ds.ops[0]
+		want := min(int64(len(p)-n), op.Len-ds.done)
+		if op.Data != nil {
+			copy(p[n:], op.Data[ds.done:ds.done+want])
+		} else if _, err := ds.base.ReadAt(p[n:n+int(want)], op.Offset+ds.done); err != nil {
+			return n, noEOF(err)
+		}
+		n += int(want)
+		ds.done += want
+		if ds.done == op.Len {
+			ds.ops, ds.done = ds.ops[1:], 0
+		}
+	}
+	if n == 0 && len(ds.ops) == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
 }
