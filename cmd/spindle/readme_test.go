@@ -319,6 +319,14 @@ var readmeCommands = map[string]func(t *testing.T){
 			}
 		}
 	},
+	// The full complexity check takes minutes on two cores; one package
+	// of it checks that the command works.
+	"go test -run '^TestLinear' -count 1 -timeout 60m ./...": func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("the complexity check at full sizes runs for minutes; not with -short")
+		}
+		goCmd(t, repoRoot(t), "test", "-run", "^TestLinear", "-count", "1", "./internal/lincheck", "./scan/internal/gitrepo")
+	},
 	// Sixty seconds of fuzzing has no place in a test run; two seconds
 	// check that the command works.
 	"go test -run '^$' -fuzz FuzzReadBaseline -fuzztime 60s ./scan/report": func(t *testing.T) {

@@ -28,8 +28,8 @@
 // Sizes come in pairs, Size(short, full): `go test -short` (CI) takes the
 // short one, a full run the other:
 //
-//	go test -run Linear -count 1 ./...          # full sizes
-//	go test -short -run Linear -count 1 ./...   # CI's sizes
+//	go test -run '^TestLinear' -count 1 ./...          # full sizes
+//	go test -short -run '^TestLinear' -count 1 ./...   # CI's sizes
 //
 // Tests using this package are named TestLinear… so that the commands above
 // select them.

@@ -71,13 +71,21 @@ func detectRenames(changes []fileChange, blobs blobSource) []fileChange {
 		renamed[di], used[si] = true, true
 	}
 
-	// 1. Exact renames.
+	// 1. Exact renames. The sources are looked up by blob id, each id's
+	// in diff queue order (git's hash table of sources): comparing every
+	// destination with every source would be quadratic in a commit that
+	// adds and deletes many files.
+	byID := make(map[odb.ID][]int, len(srcs))
+	for si, sx := range srcs {
+		id := changes[sx].oldID
+		byID[id] = append(byID[id], si)
+	}
 	for di, dx := range dsts {
 		d := &changes[dx]
 		best, bestScore, tries := -1, -1, maxIdenticalChoice
-		for si, sx := range srcs {
-			s := &changes[sx]
-			if s.oldID != d.newID || used[si] {
+		for _, si := range byID[d.newID] {
+			s := &changes[srcs[si]]
+			if used[si] {
 				continue
 			}
 			if !(s.oldMode.IsFile() && d.newMode.IsFile()) && s.oldMode != d.newMode {

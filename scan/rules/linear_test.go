@@ -15,8 +15,8 @@ import (
 // candidate search, the keyword automaton and the rules, run at n and 8n
 // on adversarial text, must cost at most 24 times as much at 8n.
 //
-//	go test -run Linear -count 1 ./scan/rules          # full sizes (n = 256 KiB)
-//	go test -short -run Linear -count 1 ./scan/rules   # CI's (n = 8 or 16 KiB)
+//	go test -run '^TestLinear' -count 1 ./scan/rules          # full sizes (n = 256 KiB)
+//	go test -short -run '^TestLinear' -count 1 ./scan/rules   # CI's (n = 8 or 16 KiB)
 
 // linearShape is adversarial text: unit repeated to n bytes.
 type linearShape struct {

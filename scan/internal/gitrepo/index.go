@@ -131,6 +131,10 @@ func readIndexFile(path, gitDir string, hashSize int) (*Index, error) {
 	return x, nil
 }
 
+// cacheTreeKeyBudget is the bytes of paths a cache tree may hold beyond
+// 16 per byte of the extension.
+const cacheTreeKeyBudget = 1 << 20
+
 // cacheTree finds the TREE extension among the extensions and decodes it.
 func cacheTree(ext []byte, hashSize int) (map[string][]byte, error) {
 	for len(ext) >= 8 {
@@ -144,7 +148,12 @@ func cacheTree(ext []byte, hashSize int) (map[string][]byte, error) {
 			continue
 		}
 		trees := map[string][]byte{}
-		rest, err := treeNode(body, "", hashSize, trees, 0)
+		// Each node's key is its whole path, so nodes nested d deep hold
+		// d² bytes of keys: a budget keeps a crafted chain of directories
+		// linear in the extension's size (a cache tree is a shortcut, and
+		// one over budget is dropped like a damaged one).
+		budget := cacheTreeKeyBudget + 16*len(body)
+		rest, err := treeNode(body, "", hashSize, trees, 0, &budget)
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +167,7 @@ func cacheTree(ext []byte, hashSize int) (map[string][]byte, error) {
 
 // treeNode decodes one cache-tree node and its subtrees (pre-order):
 // "name NUL count SP subtrees LF [id]".
-func treeNode(b []byte, dir string, hashSize int, out map[string][]byte, depth int) ([]byte, error) {
+func treeNode(b []byte, dir string, hashSize int, out map[string][]byte, depth int, budget *int) ([]byte, error) {
 	if depth > 4096 {
 		return nil, fmt.Errorf("%w: cache-tree too deep", ErrFormat)
 	}
@@ -183,6 +192,9 @@ func treeNode(b []byte, dir string, hashSize int, out map[string][]byte, depth i
 	if dir != "" {
 		path = dir + "/" + name
 	}
+	if *budget -= len(path); *budget < 0 {
+		return nil, fmt.Errorf("%w: cache-tree paths longer than the budget", ErrFormat)
+	}
 	if count >= 0 {
 		if len(b) < hashSize {
 			return nil, fmt.Errorf("%w: cache-tree id truncated", ErrFormat)
@@ -192,7 +204,7 @@ func treeNode(b []byte, dir string, hashSize int, out map[string][]byte, depth i
 	}
 	for range subs {
 		var err error
-		if b, err = treeNode(b, path, hashSize, out, depth+1); err != nil {
+		if b, err = treeNode(b, path, hashSize, out, depth+1, budget); err != nil {
 			return nil, err
 		}
 	}
