@@ -221,7 +221,7 @@ func actionRepos(t *testing.T) (upstream, ws string, c []string) {
 // with with:, and what must come of it.
 type actionScenario struct {
 	name      string
-	workspace string // "" the full clone; "shallow"; "single" (only main fetched)
+	workspace string // "" the full clone; "shallow"; "single" (only main fetched); "damaged" (a blob gone)
 	github    map[string]any
 	with      map[string]string
 	// Expected: whether the action fails, spindle's exit code (output), and
@@ -276,6 +276,9 @@ func TestActionScansWhatEachEventAdded(t *testing.T) {
 			wantFail: true, wantLog: "fetch-depth: 0"},
 		{name: "a bad config fails with spindle's error", github: push("refs/heads/feature", c[4], c[5]),
 			with: map[string]string{"config": "missing.toml"}, wantFail: true, wantCode: "1", wantLog: "missing.toml", scanError: true},
+		{name: "a scan that lost data fails whatever fail-on-findings says", workspace: "damaged", github: push("refs/heads/feature", c[4], c[5]),
+			with:     map[string]string{"fail-on-findings": "false", "revisions": c[3] + ".." + c[5]},
+			wantFail: true, wantCode: "1", wantLog: "the scan lost data (see the log above)", scanError: true},
 		{name: "scan false only installs", github: push("refs/heads/feature", c[4], c[5]),
 			with: map[string]string{"scan": "false"}},
 	}
@@ -287,6 +290,33 @@ func TestActionScansWhatEachEventAdded(t *testing.T) {
 			case "shallow":
 				dir = filepath.Join(t.TempDir(), "ws")
 				gitIn(t, filepath.Dir(dir), "clone", "-q", "--depth", "1", "--branch", "feature", "file://"+upstream, dir)
+			case "damaged":
+				// Every object loose, then the blob of more.env at c[5]
+				// gone: a scan of c[3]..c[5] reads feat.env and loses it.
+				dir = filepath.Join(t.TempDir(), "ws")
+				gitIn(t, filepath.Dir(dir), "clone", "-q", "--no-local", upstream, dir)
+				packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack"))
+				for _, p := range packs {
+					moved := filepath.Join(t.TempDir(), "p.pack")
+					if err := os.Rename(p, moved); err != nil {
+						t.Fatal(err)
+					}
+					os.Remove(strings.TrimSuffix(p, ".pack") + ".idx")
+					in, err := os.Open(moved)
+					if err != nil {
+						t.Fatal(err)
+					}
+					cmd := exec.Command("git", "unpack-objects", "-q")
+					cmd.Dir, cmd.Stdin = dir, in
+					if out, err := cmd.CombinedOutput(); err != nil {
+						t.Fatalf("unpack-objects: %v\n%s", err, out)
+					}
+					in.Close()
+				}
+				blob := strings.TrimSpace(gitIn(t, dir, "rev-parse", c[5]+":more.env"))
+				if err := os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+					t.Fatal(err)
+				}
 			case "single":
 				dir = filepath.Join(t.TempDir(), "ws")
 				gitIn(t, filepath.Dir(dir), "clone", "-q", "--single-branch", "--branch", "main", upstream, dir)

@@ -121,3 +121,27 @@ func streamFindings(n int, fn func(Finding) error) error {
 	}
 	return nil
 }
+
+// BenchmarkMergeRead measures reading a shard's jsonl report of 10 000
+// findings as Merger.Read does (each entry decoded, the trailer checked).
+func BenchmarkMergeRead(b *testing.B) {
+	text := render(b, FormatJSONL, Options{Shard: &Shard{Index: 0, Count: 1, Scanned: "git .", Config: "sha256:abc"}}, benchFindings(10000))
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		rr, err := newReportReader(strings.NewReader(text), 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rr.sums = true
+		for {
+			_, ok, err := rr.next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+		}
+	}
+}

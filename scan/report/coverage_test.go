@@ -18,6 +18,7 @@ func readWhole(text string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	rr.sums = true
 	var n int64
 	for {
 		_, ok, err := rr.next()

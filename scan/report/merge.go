@@ -114,6 +114,7 @@ func (m *Merger) Read(path string) error {
 	if err != nil {
 		return fmt.Errorf("report: merge %s: %w", name, err)
 	}
+	rr.sums = true
 	in := mergeInput{name: name, empty: true}
 	for {
 		f, ok, err := rr.next()

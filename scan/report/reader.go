@@ -146,6 +146,13 @@ type reportReader struct {
 	trailer  *trailer
 	sum      findingSum
 	findings int64
+	sums     bool // sum the findings' text (Merge's reports; not a baseline)
+}
+
+// isTypeError reports whether err is a JSON value of the wrong type.
+func isTypeError(err error) bool {
+	var typeErr *json.UnmarshalTypeError
+	return errors.As(err, &typeErr)
 }
 
 // Schema names the shape of a report Merge reads: the container (a json
@@ -325,17 +332,28 @@ var (
 // isFinding is false for a shard's header and a report's trailer, which
 // are read into rr.shard and rr.trailer.
 func (rr *reportReader) entry() (f Finding, isFinding bool, err error) {
-	var text json.RawMessage
-	if err := rr.dec.Decode(&text); err != nil {
-		return Finding{}, false, rr.context(err)
+	var (
+		text json.RawMessage
+		raw  map[string]json.RawMessage
+		err2 error
+	)
+	if rr.sums {
+		// The entry's text as it stands, for the trailer's checksum, then
+		// its members: two passes over it, so only where a trailer is
+		// checked.
+		if err := rr.dec.Decode(&text); err != nil {
+			return Finding{}, false, rr.context(err)
+		}
+		err2 = json.Unmarshal(text, &raw)
+	} else if err2 = rr.dec.Decode(&raw); err2 != nil && !isTypeError(err2) {
+		return Finding{}, false, rr.context(err2)
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(text, &raw); err != nil {
+	if err2 != nil {
 		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
+		if errors.As(err2, &typeErr) {
 			return Finding{}, false, fmt.Errorf("is a JSON %s, want an object", typeErr.Value)
 		}
-		return Finding{}, false, err
+		return Finding{}, false, err2
 	}
 	if raw == nil {
 		return Finding{}, false, errors.New("is null, want an object")
@@ -364,7 +382,9 @@ func (rr *reportReader) entry() (f Finding, isFinding bool, err error) {
 		return Finding{}, false, nil
 	}
 	rr.findings++
-	rr.sum.add(text)
+	if rr.sums {
+		rr.sum.add(text)
+	}
 	f, err = rr.finding(raw)
 	return f, err == nil, err
 }
@@ -536,6 +556,8 @@ func (rr *reportReader) checkTrailer() error {
 		return fmt.Errorf("shard %s's report has no trailer: it was cut short (%s read)", rr.shard, plural(rr.findings, "finding", "findings"))
 	case t == nil:
 		return nil
+	case !rr.sums:
+		return errors.New("the findings were not summed (a reader for a baseline)")
 	case t.findings != rr.findings:
 		return fmt.Errorf("the trailer counts %s, the report holds %d", plural(t.findings, "finding", "findings"), rr.findings)
 	case t.sum != rr.sum:
