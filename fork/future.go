@@ -198,10 +198,13 @@ func Join2[A, B any](t *Task, fa func(*Task) A, fb func(*Task) B) (A, B) {
 	w++
 	t.w = w
 	a := fa(t)
-	if w2 := t.w + tickUnit - 1; uint32(w) == uint32(t.w) && int64(w2) < 0 && int(uint32(w)) > t.bottom {
+	// The slow case first, as in Future.Join.
+	if w2 := t.w + tickUnit - 1; uint32(w) != uint32(t.w) || int64(w2) >= 0 || int(uint32(w)) <= t.bottom {
+		if via1(t, w, (*Task).joinSlow) != nil {
+			return a, j.out
+		}
+	} else {
 		t.w = w2
-	} else if via1(t, w, (*Task).joinSlow) != nil {
-		return a, j.out
 	}
 	return a, fb(t)
 }

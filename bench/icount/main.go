@@ -8,6 +8,7 @@
 //
 //	./icount.sh tree forkL parent    # per node: fork-left walk of the 2^20 tree
 //	./icount.sh tree rec             # per node: the same walk with fork.Rec
+//	./icount.sh tree join2           # per node: the same walk with fork.Join2 (closures)
 //	./icount.sh tree floor           # per node: the least Go allows (see floorR)
 //	./icount.sh fib rec              # per call of fib(25), fork.Rec (seq, future)
 //	./icount.sh inject spindle       # per task: 1M injected tasks, 1 worker
@@ -98,6 +99,25 @@ func forkR(t *fork.Task, n *node) int {
 	}
 	if n.right != nil {
 		s += forkR(t, n.right)
+	}
+	return s
+}
+
+// join2R is forkR written with fork.Join2: the right child is the
+// second function, which Join2 forks.
+func join2R(t *fork.Task, n *node) int {
+	s := n.val
+	if n.left != nil && n.right != nil {
+		l, r := fork.Join2(t,
+			func(t *fork.Task) int { return join2R(t, n.left) },
+			func(t *fork.Task) int { return join2R(t, n.right) })
+		return s + l + r
+	}
+	if n.left != nil {
+		s += join2R(t, n.left)
+	}
+	if n.right != nil {
+		s += join2R(t, n.right)
 	}
 	return s
 }
@@ -261,7 +281,7 @@ func inject(n int) {
 
 func main() {
 	workload := flag.String("w", "tree", "tree, inject or sort")
-	variant := flag.String("v", "none", "tree: seqL, seqR, forkR, forkL, rec, floor; fib: seq, rec, future; inject: spindle; sort: seq, fork; all: none")
+	variant := flag.String("v", "none", "tree: seqL, seqR, forkR, forkL, join2, rec, floor; fib: seq, rec, future; inject: spindle; sort: seq, fork; all: none")
 	layout := flag.String("layout", "parent", "tree: parent or children (first)")
 	n := flag.Int("n", 0, "units (default: 2^20-1 nodes, 2^20 tasks, 10^6 elements)")
 	reps := flag.Int("r", 2, "tree: walks")
@@ -293,6 +313,8 @@ func main() {
 				s += fork.Call(p, forkR, root)
 			case "forkL":
 				s += fork.Call(p, forkL, root)
+			case "join2":
+				s += fork.Call(p, join2R, root)
 			case "rec":
 				s += fork.Recurse(p, recR, root)
 			case "floor":
