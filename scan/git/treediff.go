@@ -33,6 +33,8 @@ type treeDiffer struct {
 	// entries holds the parsed entries of the two trees compared at each
 	// depth, reused from diff to diff.
 	entries [][]odb.TreeEntry
+	// path holds the path of the entry being compared (see join).
+	path []byte
 	// recent holds the trees read lately: a commit's trees are read again
 	// as its child's parent trees, and consecutive commits go to the same
 	// worker.
@@ -134,12 +136,12 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 				d.tooLong++
 				continue
 			}
-			path := joinPath(base, x.Name)
+			path := d.join(base, x.Name)
 			if x.Mode.IsTree() {
-				if !d.sel.dirShown(string(path)) {
+				if len(d.sel.paths) > 0 && !d.sel.dirShown(string(path)) {
 					continue
 				}
-				if err := d.diffAt(x.ID, y.ID, append(path, '/'), depth+1); err != nil {
+				if err := d.diffAt(x.ID, y.ID, d.sub(path), depth+1); err != nil {
 					return err
 				}
 				continue
@@ -168,9 +170,9 @@ func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) er
 		d.tooLong++
 		return nil
 	}
-	path := joinPath(base, e.Name)
+	path := d.join(base, e.Name)
 	if e.Mode.IsTree() {
-		if !d.sel.dirShown(string(path)) {
+		if len(d.sel.paths) > 0 && !d.sel.dirShown(string(path)) {
 			return nil
 		}
 		var a, b odb.ID
@@ -179,7 +181,7 @@ func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) er
 		} else {
 			a = e.ID
 		}
-		return d.diffAt(a, b, append(path, '/'), depth+1)
+		return d.diffAt(a, b, d.sub(path), depth+1)
 	}
 	p := string(path)
 	if !d.sel.pathShown(p) {
@@ -216,9 +218,22 @@ func (d *treeDiffer) readInto(id odb.ID, es []odb.TreeEntry) ([]odb.TreeEntry, e
 	return odb.AppendTree(es, data, d.objs.HashSize())
 }
 
-func joinPath(base, name []byte) []byte {
-	p := make([]byte, 0, len(base)+len(name)+1)
-	return append(append(p, base...), name...)
+// join returns base followed by name, built in d.path, the one buffer
+// every depth's paths share. d.path always begins with the base of the
+// tree being compared: a subtree's base (sub) is its parent's path in
+// d.path, deeper levels write only past it, and a buffer that grows is
+// copied whole. So going one level deeper never copies a path, which in a
+// chain of nested directories would be quadratic.
+func (d *treeDiffer) join(base, name []byte) []byte {
+	d.path = append(d.path[:len(base)], name...)
+	return d.path
+}
+
+// sub returns the base for the subtree at path (join's result): the path
+// and a '/'.
+func (d *treeDiffer) sub(path []byte) []byte {
+	d.path = append(path, '/')
+	return d.path
 }
 
 // baseNameCompare orders tree entries as git does: by name bytes, a

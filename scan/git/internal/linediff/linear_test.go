@@ -92,7 +92,7 @@ var diffShapes = []struct {
 }
 
 func TestLinearDiff(t *testing.T) {
-	n := lincheck.Size(32<<10, 512<<10)
+	n := lincheck.Size(32<<10, 256<<10)
 	for _, sh := range diffShapes {
 		t.Run(sh.name, func(t *testing.T) {
 			var d Differ
