@@ -165,7 +165,8 @@ func TestDropInsUseTheStoreUnchanged(t *testing.T) {
 			t.Errorf("%v: the reports differ", cmd)
 		}
 	}
-	if stores, err := git.ListStores(filepath.Join(home, "spindle", "history")); err != nil || len(stores) != 2 {
+	// One store: both commands scan with the same rules and settings.
+	if stores, err := git.ListStores(filepath.Join(home, "spindle", "history")); err != nil || len(stores) != 1 || stores[0].Clean+stores[0].Found != 24 {
 		t.Errorf("stores in the user's cache: %v %v", stores, err)
 	}
 }
@@ -237,8 +238,10 @@ func TestGitCacheSurvivesKillsAndConcurrentScans(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("round %d: the report differs", round)
 		}
-		if strings.Contains(r.stderr, "WRN") {
-			t.Errorf("round %d: warnings:\n%s", round, r.stderr)
+		for line := range strings.Lines(r.stderr) {
+			if strings.Contains(line, " WRN ") && !strings.Contains(line, "leaks found") {
+				t.Errorf("round %d: a warning: %s", round, line)
+			}
 		}
 	}
 }

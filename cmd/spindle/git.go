@@ -55,6 +55,14 @@ Several REPOs (the leading arguments that are directories, and --repos FILE)
 are scanned one after another, each finding named repo/path; --shard I/N
 splits every one of them by commit, so N machines share the whole list.
 
+A history scan keeps a store of what each commit yields, by the commit and
+every setting that changes it (in the user's cache directory; --cache DIR; in
+a pre-receive hook, the repository's): a later scan with the same rules and
+settings scans only the commits the store lacks and writes the same report,
+byte for byte. With --redact it keeps no finding. --no-cache scans every
+commit; spindle cache shows and prunes the stores. Whoever can write a store
+can hide findings from the scans that read it.
+
 A shallow clone is scanned as far as it goes, with a warning; a missing or
 damaged object is a warning naming it, its commit and path. A directory
 that is not in a repository is an error.

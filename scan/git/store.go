@@ -89,15 +89,14 @@ type storedFinding struct {
 
 // store is one repository's stored results for one settings key.
 type store struct {
-	dir      string // <cache>/<repository>/<key>
-	key      [32]byte
-	idLen    int
-	segs     []string // the segments read, by name
-	clean    [][]byte // each segment's sorted ids of clean commits
-	found    map[odb.ID][]storedFinding
-	bytes    int64    // the segments' size
-	problem  error    // why the store is not used, if it is not
-	usedDirs []string // the other keys' directories, for pruning
+	dir     string // <cache>/<repository>/<key>
+	key     [32]byte
+	idLen   int
+	segs    []string // the segments read, by name
+	clean   [][]byte // each segment's sorted ids of clean commits
+	found   map[odb.ID][]storedFinding
+	bytes   int64 // the segments' size
+	problem error // why the store is not used, if it is not
 }
 
 // openStore reads the store in dir. A missing store is an empty one; a
@@ -185,14 +184,6 @@ func (s *store) lookup(id odb.ID) ([]storedFinding, bool) {
 		}
 	}
 	return nil, false
-}
-
-// commits counts the commits the store holds, each once per segment.
-func (s *store) commits() (clean, found int) {
-	for _, ids := range s.clean {
-		clean += len(ids) / s.idLen
-	}
-	return clean, len(s.found)
 }
 
 // save writes a segment with the commits a scan added: clean ones and
