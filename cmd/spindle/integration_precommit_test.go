@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -167,4 +168,25 @@ func TestPreCommitGolangHookBuildsSpindleAndFailsOnAStagedSecret(t *testing.T) {
 		t.Fatalf("pre-commit install-hooks (go install ./... in the hook repository): exit %d\n%s", code, out)
 	}
 	checkHookGatesCommits(t, repo, env)
+}
+
+// TestPreCommitGolangHookInstallsOnlySpindle: pre-commit's golang hooks run
+// `go install ./...` in the hook repository, which installs every main
+// package the default build sees; the project's measuring and generating
+// tools carry the spindletools build tag so that only cmd/spindle is
+// installed.
+func TestPreCommitGolangHookInstallsOnlySpindle(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	cmd := exec.Command("go", "list", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "./...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	mains := strings.Fields(string(out))
+	if want := []string{"github.com/spindle-go/spindle/cmd/spindle"}; !slices.Equal(mains, want) {
+		t.Errorf("go install ./... would install %v, want only %v", mains, want)
+	}
 }

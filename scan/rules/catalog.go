@@ -19,7 +19,7 @@ import (
 // go.mod requires.
 const GitleaksVersion = "v8.30.1"
 
-//go:generate go run ./internal/gitleaksexamples -o gitleaks_examples.json.gz
+//go:generate go run -tags spindletools ./internal/gitleaksexamples -o gitleaks_examples.json.gz
 
 // spindleTOML is spindle's own rules.
 //

@@ -1,3 +1,5 @@
+//go:build spindletools
+
 package main
 
 import (

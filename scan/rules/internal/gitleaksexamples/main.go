@@ -1,3 +1,5 @@
+//go:build spindletools
+
 // Command gitleaksexamples extracts the examples of gitleaks' default
 // rules from the gitleaks Go module this module requires, and writes them
 // as JSON for package rules to embed (gitleaks_examples.json.gz).
@@ -20,7 +22,7 @@
 //
 // Usage, from the repository root (go generate ./scan/rules runs it):
 //
-//	go run ./scan/rules/internal/gitleaksexamples -o scan/rules/gitleaks_examples.json.gz
+//	go run -tags spindletools ./scan/rules/internal/gitleaksexamples -o scan/rules/gitleaks_examples.json.gz
 //
 // An output name ending in .gz is gzipped (with no name or time in the
 // header, so the same examples give the same bytes).

@@ -1,7 +1,9 @@
+//go:build spindletools
+
 // Command histgen writes one of histgen's histories into a new bare
 // repository, for benchmarks against other tools:
 //
-//	go run ./scan/git/internal/histgen/cmd/histgen large /tmp/large.git
+//	go run -tags spindletools ./scan/git/internal/histgen/cmd/histgen large /tmp/large.git
 //
 // The presets are small (300 commits), dense (3,000 commits, a third of
 // the lines holding keywords or secrets) and large (20,000 commits on the
