@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spindle-go/spindle/internal/smallfile"
+	"github.com/spindle-go/spindle/scan/internal/relpath"
 )
 
 // Files are the ignore files read in every directory. A later file takes
@@ -106,7 +107,7 @@ func Load(dir string, parent *Level, warn WarnFunc) *Level {
 func readRules(dir string, warn WarnFunc) []rule {
 	var rules []rule
 	for _, name := range Files {
-		rules = append(rules, readFile(join(dir, name), warn)...)
+		rules = append(rules, readFile(relpath.Join(dir, name), warn)...)
 	}
 	return rules
 }
@@ -140,18 +141,6 @@ func stripFor(dir string) int {
 		return len(dir)
 	}
 	return len(dir) + 1
-}
-
-// join appends name to dir as a walk builds paths: no "./" prefix for the
-// current directory, no doubled slash after "/".
-func join(dir, name string) string {
-	switch {
-	case dir == "" || dir == ".":
-		return name
-	case dir[len(dir)-1] == '/':
-		return dir + name
-	}
-	return dir + "/" + name
 }
 
 // parse compiles the patterns of one ignore file, in order. It keeps the

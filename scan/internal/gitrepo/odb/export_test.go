@@ -1,7 +1,5 @@
 package odb
 
-import "iter"
-
 // Dirs lists the objects directories reads go through: the primary one,
 // then its alternates.
 func (db *DB) Dirs() []string { return db.dirs }
@@ -37,25 +35,6 @@ func (db *DB) Packs() []*Pack { return *db.packs.Load() }
 
 // ParseCommit parses a commit object's content.
 func ParseCommit(data []byte) (*Commit, error) { return ParseCommitLimit(data, -1) }
-
-// TreeEntries yields the entries of a tree object's content in order,
-// their ids hs bytes long (SHA1Size or SHA256Size, the repository's). A
-// malformed entry ends the sequence with an error.
-func TreeEntries(data []byte, hs int) iter.Seq2[TreeEntry, error] {
-	return func(yield func(TreeEntry, error) bool) {
-		for len(data) > 0 {
-			e, n, err := parseTreeEntry(data, hs)
-			if err != nil {
-				yield(TreeEntry{}, err)
-				return
-			}
-			if !yield(e, nil) {
-				return
-			}
-			data = data[n:]
-		}
-	}
-}
 
 // ParseTree returns all the entries of a tree object's content, their ids
 // hs bytes long.
