@@ -44,7 +44,7 @@
 // and its objects by package odb (packs and loose objects, deltas through
 // a shared base cache). A scan has three steps:
 //
-//  1. Walk (walk.go, revisions.go): the commits the selection names, in
+//  1. Walk (revisions.go, revparse.go, walk.go): the commits the selection names, in
 //     git log's order (newest committer date first), with its filters:
 //     ranges and exclusions, ref families, --since and --until,
 //     --no-merges, --first-parent, --max-count, --author. Only each
