@@ -24,8 +24,7 @@ var Files = [...]string{".gitignore", ".ignore"}
 //
 // A nil *Level ignores nothing.
 //
-// Why not a library: sabhiram/go-gitignore, which Titus uses and which
-// was the first choice (it is no longer a dependency), matches a pattern
+// Why not a library: sabhiram/go-gitignore, which Titus uses, matches a pattern
 // against a path's ancestors too, and its negation works within one file
 // only, so a parent's "tmp/*" with a nested "!tmp/keep/" re-includes
 // nothing; it also reads "?" as a
