@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spindle-go/spindle/internal/smallfile"
 	"github.com/spindle-go/spindle/scan/ignore"
+	"github.com/spindle-go/spindle/scan/internal/relpath"
 )
 
 // dirBatch is how many directory entries one Enumerate task reads and
@@ -116,7 +118,7 @@ func (e *engine) openDir(w *worker, d *dirSource) bool {
 // file as an object, unless a policy skips it (counted by reason).
 func (e *engine) listEntry(w *worker, d *dirSource, ent fs.DirEntry, l *batch) {
 	ws := w.Scratch
-	path := join(d.path, ent.Name())
+	path := relpath.Join(d.path, ent.Name())
 	typ := ent.Type()
 	if typ&fs.ModeSymlink != 0 {
 		if !e.s.FollowSymlinks {
@@ -157,7 +159,7 @@ func (e *engine) listEntry(w *worker, d *dirSource, ent fs.DirEntry, l *batch) {
 		// A device, FIFO or socket has no content to scan, and opening a
 		// FIFO would block a worker: skip it, and say so as a warning.
 		ws.c.skipped[skipSpecial]++
-		e.warn(d.rc.name(path), "open", fmt.Errorf("%w (%s)", ErrNotRegular, typeName(typ)))
+		e.warn(d.rc.name(path), "open", fmt.Errorf("%w (%s)", ErrNotRegular, smallfile.Kind(typ)))
 	}
 }
 
@@ -167,31 +169,6 @@ func (e *engine) fileObject(path string, rc *rootCtx) *object {
 	o := newObject(rc.name(path))
 	o.path, o.rc, o.listed = path, rc, true
 	return o
-}
-
-// typeName names a non-regular file type for a warning.
-func typeName(t fs.FileMode) string {
-	switch {
-	case t&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case t&fs.ModeSocket != 0:
-		return "socket"
-	case t&fs.ModeDevice != 0:
-		return "device"
-	}
-	return t.String()
-}
-
-// join appends name to dir the way paths are built: no "./" prefix for
-// the current directory, no doubled slash after "/".
-func join(dir, name string) string {
-	switch {
-	case dir == "" || dir == ".":
-		return name
-	case dir[len(dir)-1] == '/':
-		return dir + name
-	}
-	return dir + "/" + name
 }
 
 // rootsSource lists the paths given to Scan: each directory becomes a

@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"path"
+
+	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
 // fsSource lists a directory of an fs.FS (or a single file, as a root):
@@ -116,5 +118,5 @@ func (s *fsSource) addOther(b *Batch, name string, typ fs.FileMode) {
 		return
 	}
 	b.Skip(SkipSpecial)
-	b.Warn(name, "open", fmt.Errorf("%w (%s)", ErrNotRegular, typeName(typ)))
+	b.Warn(name, "open", fmt.Errorf("%w (%s)", ErrNotRegular, smallfile.Kind(typ)))
 }

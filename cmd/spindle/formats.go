@@ -14,7 +14,8 @@ import (
 // gitleaks' in the drop-ins (dir, git, stdin), where -f/--report-format
 // takes gitleaks' vocabulary with gitleaks' meaning. json is gitleaks'
 // JSON schema in every command, so that one name is one schema; spindle's
-// own (snake_case keys) is jsonl, a finding per line.
+// own (snake_case keys) is jsonl, a finding per line (why: scan/report's
+// package doc, "Two JSON schemas").
 
 // formatName is one name a command accepts for -f.
 type formatName struct {

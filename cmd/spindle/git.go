@@ -313,9 +313,18 @@ func scanRepository(ctx context.Context, path string, run func(*git.Repository) 
 	return run(r)
 }
 
-// addHistory sums the stats of scans of several repositories.
+// addHistory sums the stats of scans of several repositories: every count
+// and time of git.Stats and of the scan.Stats it holds, Phases included
+// (the fetch and scan times -l debug prints). Executor is the first
+// scan's: its rows are the workers of one executor, which do not add up
+// across scans.
 func addHistory(a, b git.Stats) git.Stats {
+	if a.Executor.Workers == nil {
+		a.Executor = b.Executor
+	}
 	a.Files += b.Files
+	a.Dirs += b.Dirs
+	a.Archives += b.Archives
 	a.Members += b.Members
 	a.Bytes += b.Bytes
 	a.Findings += b.Findings
@@ -331,6 +340,17 @@ func addHistory(a, b git.Stats) git.Stats {
 	for k, v := range b.Skipped {
 		a.Skipped[k] += v
 	}
+	for _, p := range [...]struct{ a, b *scan.Phase }{
+		{&a.Phases.Enumerate, &b.Phases.Enumerate},
+		{&a.Phases.Fetch, &b.Phases.Fetch},
+		{&a.Phases.Scan, &b.Phases.Scan},
+	} {
+		p.a.Tasks += p.b.Tasks
+		p.a.Busy += p.b.Busy
+	}
+	a.Phases.Backpressure += b.Phases.Backpressure
+	a.Phases.InlineScans += b.Phases.InlineScans
+	a.Phases.BytesRead += b.Phases.BytesRead
 	a.Commits += b.Commits
 	a.Cached += b.Cached
 	if a.Store == "" {

@@ -26,7 +26,7 @@ import (
 )
 
 // runReport runs a scan and writes its report, the same for every scanning
-// command, in four steps, each its own function: the console (progress,
+// command, in five steps, each its own function: the console (progress,
 // banner), the inputs (rules, ignore files, template, baseline), the
 // outputs (the report and where it goes, the findings printed with -v),
 // the scan itself, and the end: the report kept or left out, the summary,

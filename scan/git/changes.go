@@ -69,21 +69,30 @@ func (cd *commitDiffer) against(a, b odb.ID) ([]change, error) {
 		if !cd.sel.filter.shows(fc.status) {
 			continue
 		}
-		switch fc.status {
-		case 'D':
-			continue // nothing added (gitleaks skips deleted files)
-		case 'T':
-			// git prints a type change as a deletion and a creation; the
-			// creation's lines are all added.
-			fc.oldID, fc.oldMode = odb.ID{}, 0
-		case 'R':
-			if fc.oldID == fc.newID {
-				continue // a pure rename adds nothing
-			}
+		if c, ok := fc.added(); ok {
+			out = append(out, c)
 		}
-		out = append(out, change{path: fc.path, oldID: fc.oldID, newID: fc.newID, oldMode: fc.oldMode, newMode: fc.newMode})
 	}
 	return out, nil
+}
+
+// added returns the change to scan for fc: what it adds, as git's diff
+// prints it. A deletion adds nothing (gitleaks skips deleted files), nor
+// does a pure rename; git prints a type change as a deletion and a
+// creation, whose lines are all added.
+func (fc *fileChange) added() (change, bool) {
+	oldID, oldMode := fc.oldID, fc.oldMode
+	switch fc.status {
+	case 'D':
+		return change{}, false
+	case 'T':
+		oldID, oldMode = odb.ID{}, 0
+	case 'R':
+		if fc.oldID == fc.newID {
+			return change{}, false
+		}
+	}
+	return change{path: fc.path, oldID: oldID, newID: fc.newID, oldMode: oldMode, newMode: fc.newMode}, true
 }
 
 // merge lists the files of a merge commit that differ from every parent:

@@ -1,13 +1,17 @@
 // Package git scans a git repository for secrets: its whole history (Scan),
 // what the next commit would record (Staged), or the work tree's unstaged
 // changes (Unstaged), each a method of a Repository (Open finds and opens
-// it once) and a function that opens one for a single scan. Each finding belongs to the commit whose patch adds
-// the line it is on, with that commit's path, line and column, its author,
-// email, date (RFC 3339, UTC) and subject, and gitleaks' fingerprint
-// commit:file:rule:line, so .gitleaksignore files and baselines written
-// for gitleaks apply unchanged.
+// it once) and a function that opens one for a single scan. Each finding
+// belongs to the commit whose patch adds the line it is on, with that
+// commit's path, line and column, its author, email, date (RFC 3339, UTC)
+// and subject, and gitleaks' fingerprint commit:file:rule:line, so
+// .gitleaksignore files and baselines written for gitleaks apply
+// unchanged. As the package's Example runs it:
 //
-//	st, err := git.Scan(ctx, "path/to/repo", git.Options{}, scan.Options{
+//	repo, err := git.Open("path/to/repo")
+//	...
+//	defer repo.Close()
+//	st, err := repo.Scan(ctx, git.Options{}, scan.Options{
 //		Detector:  scan.Rules(det),
 //		OnFinding: func(f report.Finding) { fmt.Println(f.Commit, f.File, f.Line) },
 //	})
@@ -44,11 +48,11 @@
 // and its objects by package odb (packs and loose objects, deltas through
 // a shared base cache). A scan has three steps:
 //
-//  1. Walk (walk.go, revisions.go): the commits the selection names, in
-//     git log's order (newest committer date first), with its filters:
-//     ranges and exclusions, ref families, --since and --until,
-//     --no-merges, --first-parent, --max-count, --author. Only each
-//     commit's tree, parents and date are read.
+//  1. Walk (revisions.go, revparse.go, walk.go): the commits the
+//     selection names, in git log's order (newest committer date
+//     first), with its filters: ranges and exclusions, ref families,
+//     --since and --until, --no-merges, --first-parent, --max-count,
+//     --author. Only each commit's tree, parents and date are read.
 //  2. Tree diffs (treediff.go, renames.go, changes.go): each commit's
 //     tree against its parent's, by object id, entering only the
 //     subtrees whose ids differ, in parallel on the runtime's workers.

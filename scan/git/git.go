@@ -57,7 +57,8 @@ type Stats struct {
 	// Diffed counts the pairs whose lines were diffed; Quiet those whose
 	// changed region holds no keyword (nor encoded text, nor a path rule):
 	// no diff needed. Binary counts pairs git calls binary, scanned only
-	// when they are archives. Lost counts pairs that could not be read.
+	// when they are archives. Unreadable counts pairs that could not be
+	// read.
 	Diffed, Quiet, Binary, Unreadable int64
 	// Fragments counts the runs of added lines handed to the scan, and
 	// BlobBytes the blob content read to diff them.

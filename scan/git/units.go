@@ -292,15 +292,20 @@ func (h *history) binaryUnit(u *unit, b *scan.Batch) bool {
 		b.Skip(scan.SkipBinary)
 		return false
 	}
+	b.Add(scan.Object{Name: u.path, Size: -1, Expand: h.expand(u), Open: h.openNew(u)})
+	return true
+}
+
+// openNew opens u's new blob as a stream, for an object too large to hold.
+func (h *history) openNew(u *unit) func() (io.ReadCloser, error) {
 	id := u.newID
-	b.Add(scan.Object{Name: u.path, Size: -1, Expand: h.expand(u), Open: func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
 		rd, err := h.repo.objs.Reader(id)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", h.describe(u), objectError(err))
 		}
 		return rd, nil
-	}})
-	return true
+	}
 }
 
 // streamAddition scans a new file too large to diff in memory as one
@@ -321,14 +326,7 @@ func (h *history) streamAddition(u *unit, b *scan.Batch) {
 		return
 	}
 	h.fragments.Add(1)
-	id := u.newID
-	b.Add(scan.Object{Name: u.path, Size: -1, Line: 1, Expand: h.expand(u), Fragment: true, Open: func() (io.ReadCloser, error) {
-		rd, err := h.repo.objs.Reader(id)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", h.describe(u), objectError(err))
-		}
-		return rd, nil
-	}})
+	b.Add(scan.Object{Name: u.path, Size: -1, Line: 1, Expand: h.expand(u), Fragment: true, Open: h.openNew(u)})
 }
 
 // content reads the content a tree entry stands for: a blob, or for a

@@ -80,19 +80,10 @@ func (r *Repository) scanWorktree(ctx context.Context, sopts scan.Options, stage
 	st.Walk = time.Since(start)
 	bc := blobCache{objs: r.r.objs, worktree: h.worktree}
 	fcs = detectRenames(fcs, &bc)
-	for _, fc := range fcs {
-		switch fc.status {
-		case 'D':
-			continue
-		case 'T':
-			fc.oldID, fc.oldMode = odb.ID{}, 0
-		case 'R':
-			if fc.oldID == fc.newID {
-				continue
-			}
+	for i := range fcs {
+		if c, ok := fcs[i].added(); ok {
+			h.units = append(h.units, &unit{change: c, commits: []int32{0}})
 		}
-		h.units = append(h.units, &unit{change: change{path: fc.path, oldID: fc.oldID, newID: fc.newID,
-			oldMode: fc.oldMode, newMode: fc.newMode}, commits: []int32{0}})
 	}
 	st.Commits, st.Changes, st.Pairs = 1, int64(len(h.units)), int64(len(h.units))
 	err = h.scanUnits(ctx, &st)

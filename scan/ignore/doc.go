@@ -1,6 +1,6 @@
 // Package ignore decides what a scan leaves out before it reads anything,
-// and which findings it does not report: the policy that used to live in
-// the command, as a library any Go program can use.
+// and which findings it does not report: the command's policy, as a
+// library any Go program can use.
 //
 //   - Gitignore rules. Level is the .gitignore and .ignore rules of one
 //     directory chained to its parents', with git's precedence (the

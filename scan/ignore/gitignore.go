@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spindle-go/spindle/internal/smallfile"
+	"github.com/spindle-go/spindle/scan/internal/relpath"
 )
 
 // Files are the ignore files read in every directory. A later file takes
@@ -23,8 +24,7 @@ var Files = [...]string{".gitignore", ".ignore"}
 //
 // A nil *Level ignores nothing.
 //
-// Why not a library: sabhiram/go-gitignore, which Titus uses and which
-// was the first choice (it is no longer a dependency), matches a pattern
+// Why not a library: sabhiram/go-gitignore, which Titus uses, matches a pattern
 // against a path's ancestors too, and its negation works within one file
 // only, so a parent's "tmp/*" with a nested "!tmp/keep/" re-includes
 // nothing; it also reads "?" as a
@@ -106,7 +106,7 @@ func Load(dir string, parent *Level, warn WarnFunc) *Level {
 func readRules(dir string, warn WarnFunc) []rule {
 	var rules []rule
 	for _, name := range Files {
-		rules = append(rules, readFile(join(dir, name), warn)...)
+		rules = append(rules, readFile(relpath.Join(dir, name), warn)...)
 	}
 	return rules
 }
@@ -140,18 +140,6 @@ func stripFor(dir string) int {
 		return len(dir)
 	}
 	return len(dir) + 1
-}
-
-// join appends name to dir as a walk builds paths: no "./" prefix for the
-// current directory, no doubled slash after "/".
-func join(dir, name string) string {
-	switch {
-	case dir == "" || dir == ".":
-		return name
-	case dir[len(dir)-1] == '/':
-		return dir + name
-	}
-	return dir + "/" + name
 }
 
 // parse compiles the patterns of one ignore file, in order. It keeps the

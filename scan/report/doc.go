@@ -20,6 +20,20 @@
 // flags (--format, --report-template, --redact, --baseline, -o) to
 // ParseFormat, Options, LoadBaseline and CreateAtomic.
 //
+// # Two JSON schemas
+//
+// Findings are written as JSON in two schemas. Gitleaks' (FormatGitleaks:
+// RuleID, StartLine, File, ... in gitleaks' key order) is what tools built
+// on gitleaks' reports parse, so the command's -f json means it in every
+// command, spindle's own and the drop-ins alike: one name, one schema, and
+// a pipeline that reads gitleaks' JSON reads spindle's unchanged.
+// Spindle's schema (rule_id, line, column, end_line, ... in snake_case, as
+// JSON Lines tools and Go's json tags usually spell keys) is the one for
+// what gitleaks has no format of: a finding per line, streamed as it is
+// found (jsonl), with nothing to stay compatible with. FormatJSON is the
+// same schema as one sorted array, for Go programs; the command does not
+// offer it under -f json. Baselines and Merge read both schemas.
+//
 // # Order and bounded memory
 //
 // Every format but jsonl is sorted: by commit (history findings only), file,

@@ -141,9 +141,9 @@
 //
 //   - Only regular files are read, checked before the open (which for a
 //     FIFO would wait for a writer forever) and on the open file; a FIFO,
-//     a device such as /dev/zero or a directory is an error. Find no longer
-//     falls back to the built-in rules when .gitleaks.toml exists but is
-//     not a file.
+//     a device such as /dev/zero or a directory is an error. Find does
+//     not fall back to the built-in rules when .gitleaks.toml exists but
+//     is not a file.
 //   - A config file, and Parse's data, may have at most 1 MiB (ten times
 //     gitleaks' own 98 KB config), and at most 4,096 rules and 4,096
 //     allowlists once extended (about twenty times gitleaks' 222 rules),
@@ -357,7 +357,8 @@
 // Line questions (a line's bounds, line numbers, inline allows) search at
 // most 256 bytes before indexing the buffer's newlines, so their cost does
 // not grow with the length of a line: on a one-line megabyte dense with
-// findings they used to make a scan quadratic (lines.go). Allowlists that
+// findings, answering them from the line's start would make a scan
+// quadratic (lines.go). Allowlists that
 // test a finding's line remember their verdict per line.
 //
 // Line numbers: a finding's line is 1 + the number of '\n' in data[:Start].
@@ -534,9 +535,11 @@
 //
 // # Not done
 //
-// A run of encoded text longer than the budget (a large file base64-encoded
-// on one line) is not decoded: gitleaks decodes it. Its wrapped form (base64
-// at 76 columns, as most tools write it) is decoded line by line. The
+// In a chunk of a file (Scan), a run of encoded text longer than the budget
+// (a large file base64-encoded on one line) is not decoded: gitleaks decodes
+// it. Its wrapped form (base64 at 76 columns, as most tools write it) is
+// decoded line by line. A whole object (ScanWhole: a history's added lines)
+// is decoded whatever the run's length, as in gitleaks. The
 // keyword gate of a decoded region sees the region, not the whole buffer:
 // a rule whose keyword lies more than 512 bytes from the encoded text is
 // not tried on it.

@@ -166,7 +166,7 @@ func isASCII(b []byte) bool {
 
 // lazyForms are the compiled regexes of a rule that Compile does not
 // build: the window forms, the go-re2 forms and the match core. Compiling
-// them for every rule is most of what Compile used to cost (go-re2
+// them for every rule would be most of what Compile costs (go-re2
 // compiles several times slower than the standard library, some
 // hundredfold under the race detector, and a window form is compiled from
 // its syntax tree's String(), which is slow on large regexes), and most

@@ -378,11 +378,11 @@ func (d *keywordDFA) startingAt(data []byte, i int, hits []hit) []hit {
 // occurrence ending in it is seen whole) and keeps only the occurrences
 // that end in it. On 256 KiB chunks of GOROOT's source, four chains ran the
 // automaton at 1.8 times the speed of two (520 to about 950 MB/s, either
-// rule set); a two-chain path for smaller buffers measured no faster on
-// GOROOT's files than one chain, and is gone. BenchmarkKeywords, pair
-// filter included, went from 535 to 650-715 MB/s with the built-in rules
-// and from 550 to 650-725 MB/s with gitleaks'. spare is scratch space for
-// the later parts' hits.
+// rule set); two chains measured no faster than one on GOROOT's files, so
+// a smaller buffer is scanned as one chain. BenchmarkKeywords, pair filter
+// included, runs at 650-715 MB/s with the built-in rules and 650-725 MB/s
+// with gitleaks' (BENCHMARKS.md). spare is scratch space for the later
+// parts' hits.
 func (d *keywordDFA) scanDFA(data []byte, base int, hits []hit, spare *lateHits) []hit {
 	n := len(data)
 	// The parts overlap by maxLen-1 bytes: at most a sixteenth of each.

@@ -263,20 +263,8 @@ func (l *graphLayer) find(id *odb.ID) (uint32, bool) {
 		lo = binary.BigEndian.Uint32(l.fanout[(int(id[0])-1)*4:])
 	}
 	hi := binary.BigEndian.Uint32(l.fanout[int(id[0])*4:])
-	for lo < hi {
-		m := lo + (hi-lo)/2
-		hs := uint64(l.hs)
-		c := bytes.Compare(l.oids[uint64(m)*hs:uint64(m+1)*hs], id[:hs])
-		switch {
-		case c < 0:
-			lo = m + 1
-		case c > 0:
-			hi = m
-		default:
-			return m, true
-		}
-	}
-	return 0, false
+	pos, ok := odb.SearchIDs(l.oids, l.hs, 0, l.hs, int(lo), int(hi), id)
+	return uint32(pos), ok
 }
 
 // checksumOK reports whether data ends with the digest of what comes

@@ -59,7 +59,7 @@ func checkGraph(t *testing.T, top string) int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := odb.ParseCommit(data)
+		c, err := odb.ParseCommitLimit(data, -1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,18 +67,6 @@ const (
 // about 10 MB; it is read whole).
 const maxSize = 128 << 20
 
-// Read reads and parses the index file at path. hashSize is the
-// repository's object id length: 20 (SHA-1) or 32 (SHA-256). A split
-// index's shared index is looked for beside it (Repo.ReadIndex looks in
-// the git directory first, as git does).
-func Read(path string, hashSize int) ([]Entry, error) {
-	x, err := readIndexFile(path, "", hashSize)
-	if err != nil {
-		return nil, err
-	}
-	return x.Entries, nil
-}
-
 // Index is a parsed index: its entries, and the cache-tree extension's
 // record of which directories are unchanged since the tree they name.
 type Index struct {
@@ -90,14 +78,10 @@ type Index struct {
 	Trees map[string][]byte
 }
 
-// ReadIndex reads and parses the index file at path with its cache-tree
-// extension; a split index is read whole, with its shared index (looked
-// for beside it).
-func ReadIndex(path string, hashSize int) (*Index, error) { return readIndexFile(path, "", hashSize) }
-
-// ReadIndex reads the repository's index (GIT_INDEX_FILE if set) as
-// package-level ReadIndex does, looking for a split index's shared index
-// in the git directory, then beside the index file, as git does.
+// ReadIndex reads and parses the repository's index (GIT_INDEX_FILE if
+// set) with its cache-tree extension. A split index is read whole, its
+// shared index looked for in the git directory, then beside the index
+// file, as git does.
 func (r *Repo) ReadIndex() (*Index, error) { return readIndexFile(r.indexFile, r.GitDir, r.HashSize) }
 
 // readIndexFile reads the index file at path; gitDir, if not empty, is
@@ -209,26 +193,6 @@ func treeNode(b []byte, dir string, hashSize int, out map[string][]byte, depth i
 		}
 	}
 	return b, nil
-}
-
-// Parse parses an index. hashSize is 20 or 32. A split index is an
-// error: its entries are not all in data (Read and ReadIndex read its
-// shared index too).
-func Parse(data []byte, hashSize int) ([]Entry, error) {
-	ents, ext, err := parse(data, hashSize)
-	if err != nil {
-		return nil, err
-	}
-	if _, split, err := findExtension(ext, "link"); err != nil || split {
-		if err == nil {
-			err = fmt.Errorf("%w: a split index: its shared index is needed", ErrFormat)
-		}
-		return nil, err
-	}
-	if err := checkPaths(ents); err != nil {
-		return nil, err
-	}
-	return ents, nil
 }
 
 // checkPaths refuses an entry without a path: only a split index's

@@ -124,21 +124,6 @@ func FindEnv(dir string, env Env) (*Repo, error) {
 	}
 }
 
-// Open returns the repository at dir exactly: a work tree's top (holding
-// .git), a bare repository, or a git directory. It does not look upwards
-// and reads no environment.
-func Open(dir string) (*Repo, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	r, err := open(abs, Env{})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	return r, nil
-}
-
 // open finds a repository at d itself: d/.git (a directory or a gitdir
 // file) makes d a work tree's top; otherwise d may be a git directory.
 func open(d string, env Env) (*Repo, error) {

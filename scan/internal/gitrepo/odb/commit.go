@@ -151,9 +151,6 @@ func ParseCommitLinks(data []byte, parents []ID) (tree ID, ps []ID, when int64, 
 	return l.tree, l.parents, when, err
 }
 
-// ParseCommit parses a commit object's content.
-func ParseCommit(data []byte) (*Commit, error) { return ParseCommitLimit(data, -1) }
-
 // ParseCommitLimit is ParseCommit keeping at most limit bytes of each
 // identity's name and email and of the message (limit < 0: all of them),
 // so that a commit made to be huge costs no more than its read.

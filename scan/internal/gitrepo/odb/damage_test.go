@@ -74,7 +74,7 @@ func readsTrueOrCorrupt(t *testing.T, db *DB, want map[ID]object) (good, bad int
 			// where it reads.
 			t.Fatalf("Header %s: %s %d, git says %s %d", id, ht, hs, o.typ, len(o.data))
 		}
-		if _, d, err := db.Delta(id); err == nil && d != nil && d.Size != int64(len(o.data)) {
+		if _, d, err := db.deltaOf(id); err == nil && d != nil && d.Size != int64(len(o.data)) {
 			t.Fatalf("Delta %s: size %d, git says %d", id, d.Size, len(o.data))
 		}
 		if r, err := db.Reader(id); err == nil {

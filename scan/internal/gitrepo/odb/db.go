@@ -170,10 +170,6 @@ func (db *DB) rescan() bool {
 	return len(*db.packs.Load()) != before
 }
 
-// Dirs lists the objects directories reads go through: the primary one,
-// then its alternates.
-func (db *DB) Dirs() []string { return db.dirs }
-
 // Warnings lists what Open found damaged or unreadable. The objects behind
 // a warning read as ErrNotFound or ErrCorrupt. Packs found by a later
 // rescan add theirs; call it when no read is running.
@@ -190,22 +186,6 @@ func (db *DB) Close() error {
 		errs = append(errs, p.close())
 	}
 	return errors.Join(errs...)
-}
-
-// Stats counts the delta-base cache's use since Open.
-type Stats struct {
-	CacheHits   int64 // lookups that found the object
-	CacheMisses int64 // lookups that did not (every read of an object looks once)
-	CacheBytes  int64 // bytes held now, with the per-entry overhead
-}
-
-// Stats returns the counters.
-func (db *DB) Stats() Stats {
-	return Stats{
-		CacheHits:   db.cache.hits.Load(),
-		CacheMisses: db.cache.misses.Load(),
-		CacheBytes:  db.cache.used.Load(),
-	}
 }
 
 func (db *DB) getScratch() *scratch { return db.scratch.Get().(*scratch) }
@@ -254,15 +234,6 @@ func (db *DB) find(id *ID) (*Pack, int, bool) {
 		}
 	}
 	return nil, 0, false
-}
-
-// Has reports whether the database holds id (packed or loose). It does
-// not check that the object can be read.
-func (db *DB) Has(id ID) bool {
-	if _, _, ok := db.find(&id); ok {
-		return true
-	}
-	return db.looseExists(id)
 }
 
 // Read returns the object's type and content. The content is written to

@@ -2,7 +2,7 @@ package odb
 
 import "fmt"
 
-// Delta reports how id is stored. For an object stored as a delta it
+// deltaOf reports how id is stored. For an object stored as a delta it
 // returns the id of the delta's base and the parsed delta (its inserts'
 // Data are the caller's to keep); for one stored whole (or loose), a nil
 // Delta. The base's id of an OFS_DELTA is found through the pack's reverse
@@ -11,7 +11,7 @@ import "fmt"
 // This is what a scanner needs to look only at what a delta adds: the
 // result is the base with the inserts spliced in, so a match that lies
 // wholly in copied bytes was already in the base.
-func (db *DB) Delta(id ID) (ID, *Delta, error) {
+func (db *DB) deltaOf(id ID) (ID, *Delta, error) {
 	if db.closed.Load() {
 		return ID{}, nil, ErrClosed
 	}

@@ -5,11 +5,10 @@
 // returns an object's type and content, ReadLimit the same for an object
 // of at most a given size (a larger one is refused with its size, before
 // anything is allocated), Size an object's size as cheaply as the store
-// allows, Header its type and size without inflating it, Reader streams
-// an object too large for memory, Delta shows how an object is stored as
-// a delta of another, and Pack.Entries lists a pack in offset order.
-// ParseCommit, ParseCommitLinks, ParseTag and TreeEntries decode the
-// objects a history walk needs, in SHA-1 and SHA-256 repositories.
+// allows, Header its type and size without inflating it, and Reader
+// streams an object too large for memory. ParseCommitLimit,
+// ParseCommitLinks, ParseTag and AppendTree decode the objects a history
+// walk needs, in SHA-1 and SHA-256 repositories.
 //
 //	db, err := odb.Open("path/to/repo/.git/objects", odb.Options{})
 //	...
@@ -36,10 +35,7 @@
 // blobs) the ratio is the same: 64–86 ms against 416–424 ms a pass.
 //
 // Beyond the CPU, the in-process reader runs on every core with no
-// process per worker, copies no content through a pipe, and can expose
-// what cat-file hides: which objects are deltas of which, and the delta
-// instructions themselves (DB.Delta), so a scanner can look only at the
-// bytes a delta inserts.
+// process per worker and copies no content through a pipe.
 //
 // # Reading a pack
 //
@@ -92,13 +88,7 @@
 // default is 96 MiB), split in 16 shards by a hash of (pack, offset) so
 // that goroutines rarely meet on a lock, with one budget counted across
 // shards and eviction taking the oldest entry of each shard in turn. An
-// object over a quarter of the budget is not cached. Once Pack.Entries has
-// listed a pack, the pack knows which entries are bases, and a read of a
-// base caches it even when it is the object asked for: a pass over a pack
-// in offset order then inflates each object once. On caddy that pass hits
-// the cache 6,549 times at every budget from 8 MiB to 96 MiB (pack order
-// needs few bases at a time); with no cache it takes 2.5 to 3 times the
-// CPU.
+// object over a quarter of the budget is not cached.
 //
 // # Concurrency and memory
 //
@@ -154,11 +144,11 @@
 //
 // # Commits and trees
 //
-// ParseCommit reads the tree, parents, author, committer, encoding and
+// ParseCommitLimit reads the tree, parents, author, committer, encoding and
 // message, taking identities as git's split_ident_line does (a name
 // without an email, a date without a zone read as git shows them); only a
 // missing or malformed tree line or a malformed parent line is an error.
-// TreeEntries yields a tree's entries with their modes read through git's
+// AppendTree appends a tree's entries with their modes read through git's
 // canon_mode, so the 100664 of old repositories is a 100644 file and a
 // mode of no known kind a gitlink, which names a commit of another
 // repository.

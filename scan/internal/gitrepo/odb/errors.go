@@ -15,9 +15,6 @@ var (
 	ErrCorrupt = errors.New("odb: corrupt object")
 	// ErrNotRepository: Open found no object database at the path.
 	ErrNotRepository = errors.New("odb: not a git repository")
-	// ErrUnsupported: the repository uses a format this package does not
-	// read, such as SHA-256 object names.
-	ErrUnsupported = errors.New("odb: unsupported repository format")
 	// ErrClosed: the DB was used after Close.
 	ErrClosed = errors.New("odb: closed")
 	// ErrTooLarge: an object declares more bytes than Options.MaxObject

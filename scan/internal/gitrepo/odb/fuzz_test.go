@@ -225,7 +225,7 @@ func FuzzPack(f *testing.F) {
 				if _, _, err := db.Read(e.ID, nil); err == nil {
 					db.Header(e.ID)
 				}
-				db.Delta(e.ID)
+				db.deltaOf(e.ID)
 				if r, err := db.Reader(e.ID); err == nil {
 					io.Copy(io.Discard, r)
 					r.Close()

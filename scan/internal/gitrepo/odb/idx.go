@@ -190,16 +190,22 @@ func (x *index) find(id *ID) (int, bool) {
 		lo = int(x.fanout[id[0]-1])
 	}
 	hi := int(x.fanout[id[0]])
+	if x.v1 != nil {
+		return SearchIDs(x.v1, 4+x.hs, 4, x.hs, lo, hi, id)
+	}
+	return SearchIDs(x.names, x.hs, 0, x.hs, lo, hi, id)
+}
+
+// SearchIDs returns the position of id among positions lo to hi-1 of a
+// table of ids in increasing order, the i-th of which is the hs bytes at
+// table[stride*i+at:]. It is the binary search that pack indexes and
+// commit-graphs share, within the bounds their fan-out tables give for
+// id's first byte.
+func SearchIDs(table []byte, stride, at, hs, lo, hi int, id *ID) (int, bool) {
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		var c int
-		if x.v1 != nil {
-			e := (4+x.hs)*m + 4
-			c = bytes.Compare(x.v1[e:e+x.hs], id[:x.hs])
-		} else {
-			c = bytes.Compare(x.names[x.hs*m:x.hs*m+x.hs], id[:x.hs])
-		}
-		switch {
+		e := stride*m + at
+		switch c := bytes.Compare(table[e:e+hs], id[:hs]); {
 		case c < 0:
 			lo = m + 1
 		case c > 0:

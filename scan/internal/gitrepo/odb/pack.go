@@ -26,7 +26,7 @@ import (
 // buffered section reader instead of being read into one buffer first.
 const bigEntry = 1 << 20
 
-// Pack is one .pack file and its index, as DB.Packs lists them. Safe for
+// Pack is one .pack file and its index. Safe for
 // concurrent use.
 type Pack struct {
 	db   *DB
@@ -45,8 +45,9 @@ type Pack struct {
 	revErr  error
 
 	// bases marks, by index position, the entries that are the base of
-	// some delta in this pack. It is nil until Entries has listed the
-	// pack once; from then on a read of a base keeps it in the cache.
+	// some delta in this pack. It is nil until the pack's entries are
+	// listed in offset order (Entries, entries_test.go); from then on a
+	// read of a base keeps it in the cache.
 	bases atomic.Pointer[[]uint64]
 }
 

@@ -308,7 +308,7 @@ func TestDeltaRebuildsObject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		base, d, err := db.Delta(e.ID)
+		base, d, err := db.deltaOf(e.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -421,7 +421,7 @@ func TestMissingObject(t *testing.T) {
 	id, _ := ParseID("0123456789abcdef0123456789abcdef01234567")
 	_, _, err1 := db.Read(id, nil)
 	_, _, err2 := db.Header(id)
-	_, _, err3 := db.Delta(id)
+	_, _, err3 := db.deltaOf(id)
 	_, err4 := db.Reader(id)
 	for i, err := range []error{err1, err2, err3, err4} {
 		var nf *NotFoundError

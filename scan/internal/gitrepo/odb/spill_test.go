@@ -30,7 +30,7 @@ func TestReaderStreamsDeltasOverMaxObject(t *testing.T) {
 			continue
 		}
 		blobs++
-		if _, d, err := db.Delta(id); err == nil && d != nil {
+		if _, d, err := db.deltaOf(id); err == nil && d != nil {
 			deltas++
 		}
 		if _, _, err := db.Read(id, nil); !errors.Is(err, ErrTooLarge) {

@@ -236,7 +236,7 @@ func (db *DB) spilledDeltaReader(id ID, depth int) (*Reader, error) {
 	if depth > maxSpillDepth {
 		return nil, &CorruptError{ID: id, Offset: -1, Err: fmt.Errorf("%w: a chain of more than %d big deltas", errDelta, maxSpillDepth)}
 	}
-	baseID, d, err := db.Delta(id)
+	baseID, d, err := db.deltaOf(id)
 	if err != nil {
 		return nil, err
 	}

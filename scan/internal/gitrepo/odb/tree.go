@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"iter"
 )
 
 // A tree object is a sequence of entries, each
@@ -87,29 +86,6 @@ type TreeEntry struct {
 	Name []byte
 	ID   ID
 }
-
-// TreeEntries yields the entries of a tree object's content in order,
-// their ids hs bytes long (SHA1Size or SHA256Size, the repository's). A
-// malformed entry ends the sequence with an error.
-func TreeEntries(data []byte, hs int) iter.Seq2[TreeEntry, error] {
-	return func(yield func(TreeEntry, error) bool) {
-		for len(data) > 0 {
-			e, n, err := parseTreeEntry(data, hs)
-			if err != nil {
-				yield(TreeEntry{}, err)
-				return
-			}
-			if !yield(e, nil) {
-				return
-			}
-			data = data[n:]
-		}
-	}
-}
-
-// ParseTree returns all the entries of a tree object's content, their ids
-// hs bytes long.
-func ParseTree(data []byte, hs int) ([]TreeEntry, error) { return AppendTree(nil, data, hs) }
 
 // AppendTree appends the entries of a tree object's content, their ids hs
 // bytes long, to es.

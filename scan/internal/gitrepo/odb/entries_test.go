@@ -35,10 +35,6 @@ func (p *Pack) Path() string { return p.path }
 // Len returns the number of objects in the pack.
 func (p *Pack) Len() int { return p.idx.n }
 
-// Packs returns the database's packs, newest first. The slice is shared:
-// do not modify it.
-func (db *DB) Packs() []*Pack { return *db.packs.Load() }
-
 // Entries lists the pack's entries in offset order: the order in which
 // reading the pack is sequential, and in which every OFS_DELTA comes after
 // its base. It reads the entry headers only (in large sequential reads),
