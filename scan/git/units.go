@@ -479,7 +479,7 @@ func lineStarts(data []byte, out []int) []int {
 // only join a group that holds its twin).
 func changedRegion(old, new []byte) []byte {
 	n := min(len(old), len(new))
-	p := commonPrefix(old[:n], new[:n])
+	p := linediff.CommonPrefix(old[:n], new[:n])
 	s := commonSuffix(old[p:], new[p:])
 	lo := bytes.LastIndexByte(new[:p], '\n') + 1
 	// The suffix must start a line in both files: where it is cut by the
@@ -538,25 +538,9 @@ func hasLine(text, line []byte) bool {
 // lineStart reports whether offset i of b starts a line.
 func lineStart(b []byte, i int) bool { return i == 0 || b[i-1] == '\n' }
 
-// commonPrefix returns the length of the longest common prefix of a and
-// b, which have the same length: compared in blocks (a vectorised
-// comparison each), the last block byte by byte.
-func commonPrefix(a, b []byte) int {
-	const block = 256
-	i := 0
-	for ; i+block <= len(a); i += block {
-		if string(a[i:i+block]) != string(b[i:i+block]) {
-			break
-		}
-	}
-	for i < len(a) && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
 // commonSuffix returns the length of the longest common suffix of a and b
-// (of any lengths), in blocks as commonPrefix.
+// (of any lengths), compared in blocks of 256 bytes (a vectorised
+// comparison each), the last block byte by byte.
 func commonSuffix(a, b []byte) int {
 	const block = 256
 	n := min(len(a), len(b))

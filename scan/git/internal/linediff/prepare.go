@@ -85,6 +85,13 @@ func (d *Differ) prepare(a, b []byte) {
 // commonLinesPrefix returns the length of the longest common prefix of a
 // and b that ends with a newline (0 if there is none).
 func commonLinesPrefix(a, b []byte) int {
+	return bytes.LastIndexByte(a[:CommonPrefix(a, b)], '\n') + 1
+}
+
+// CommonPrefix returns the length of the longest common prefix of a and
+// b: compared 256 bytes at a time (a vectorised comparison each), then
+// eight at a time, the byte that differs found from their XOR.
+func CommonPrefix(a, b []byte) int {
 	const chunk = 256
 	n := min(len(a), len(b))
 	i := 0
@@ -92,16 +99,14 @@ func commonLinesPrefix(a, b []byte) int {
 		i += chunk
 	}
 	for ; i+8 <= n; i += 8 {
-		x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:])
-		if x != 0 {
-			i += bits.TrailingZeros64(x) / 8
-			return bytes.LastIndexByte(a[:i], '\n') + 1
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
 		}
 	}
 	for i < n && a[i] == b[i] {
 		i++
 	}
-	return bytes.LastIndexByte(a[:i], '\n') + 1
+	return i
 }
 
 // resize returns s with length n, reusing its array when it is big enough.
