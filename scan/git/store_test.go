@@ -153,7 +153,9 @@ func FuzzDecodeSegment(f *testing.F) {
 		}
 		var ids []odb.ID
 		for i := 0; i < len(clean); i += odb.SHA1Size {
-			ids = append(ids, odb.IDFromBytes(clean[i:i+odb.SHA1Size]))
+			var id odb.ID
+			copy(id[:], clean[i:i+odb.SHA1Size])
+			ids = append(ids, id)
 		}
 		again, err := encodeSegment(key, odb.SHA1Size, ids, found)
 		if err != nil {

@@ -37,16 +37,6 @@ func ParseID(s string) (ID, error) {
 	return id, nil
 }
 
-// IDFromBytes returns the id whose raw bytes b holds: 20 of them (SHA-1)
-// or 32 (SHA-256). Any other length gives the zero ID.
-func IDFromBytes(b []byte) ID {
-	var id ID
-	if len(b) == SHA1Size || len(b) == SHA256Size {
-		copy(id[:], b)
-	}
-	return id
-}
-
 // Size returns the id's length in bytes: 20 for a SHA-1 id (and the
 // zero ID), 32 for a SHA-256 one.
 func (id *ID) Size() int {
