@@ -378,7 +378,7 @@ func (d *keywordDFA) startingAt(data []byte, i int, hits []hit) []hit {
 // occurrence ending in it is seen whole) and keeps only the occurrences
 // that end in it. On 256 KiB chunks of GOROOT's source, four chains ran the
 // automaton at 1.8 times the speed of two (520 to about 950 MB/s, either
-// rule set); two chains measured no faster than one on GOROOT's files, so
+// rule set); two chains run no faster than one on GOROOT's files, so
 // a smaller buffer is scanned as one chain. BenchmarkKeywords, pair filter
 // included, runs at 650-715 MB/s with the built-in rules and 650-725 MB/s
 // with gitleaks' (BENCHMARKS.md). spare is scratch space for the later
