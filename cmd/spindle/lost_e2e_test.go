@@ -35,7 +35,7 @@ func TestLostDataFailsEveryCommand(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	// A history whose only secret is in a blob that is gone.
+	// A history whose only secret is in a blob the repository lacks.
 	git("init", "-q")
 	writeTree(t, dir, map[string]string{".gitleaks.toml": testRules, "app.env": "k=" + token(1) + "\n"})
 	git("add", ".")

@@ -109,19 +109,7 @@ func TestSHA256HistoryReadsAsSHA1(t *testing.T) {
 // hashed as git hashes it, with SHA-256, to see that it changed).
 func TestSHA256StagedAndUnstaged(t *testing.T) {
 	det, _ := parityDetector(t)
-	scanKeys := func(dir string, staged bool) []key {
-		var ks []key
-		f := Unstaged
-		if staged {
-			f = Staged
-		}
-		_, err := f(context.Background(), dir, scan.Options{Detector: det, ArchiveDepth: scan.NoArchives, Workers: 1,
-			OnFinding: func(f report.Finding) { ks = append(ks, key{"", f.File, f.Line, f.RuleID, f.Secret, ""}) }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sortKeys(ks)
-	}
+	scanKeys := func(dir string, staged bool) []key { return worktreeKeys(t, det, dir, staged) }
 	var results [2][2][]key
 	for i, format := range []string{"sha1", "sha256"} {
 		r := newRepoFormat(t, format)
@@ -150,19 +138,7 @@ func TestSHA256StagedAndUnstaged(t *testing.T) {
 // (git diff --cached, git diff) hold.
 func TestSplitIndexStagedAndPreCommit(t *testing.T) {
 	det, _ := parityDetector(t)
-	scanKeys := func(dir string, staged bool) []key {
-		var ks []key
-		f := Unstaged
-		if staged {
-			f = Staged
-		}
-		_, err := f(context.Background(), dir, scan.Options{Detector: det, ArchiveDepth: scan.NoArchives, Workers: 1,
-			OnFinding: func(f report.Finding) { ks = append(ks, key{"", f.File, f.Line, f.RuleID, f.Secret, ""}) }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sortKeys(ks)
-	}
+	scanKeys := func(dir string, staged bool) []key { return worktreeKeys(t, det, dir, staged) }
 	var results [2][2][]key
 	for i, split := range []bool{false, true} {
 		r := newRepo(t)
@@ -274,4 +250,21 @@ func TestDamagedCommitGraphLosesNothing(t *testing.T) {
 	if len(warnings) != 1 || warnings[0].Op != "commit-graph" || warnings[0].Lost {
 		t.Errorf("want one warning about the commit-graph, not counted as lost data: %v", warnings)
 	}
+}
+
+// worktreeKeys scans the index against HEAD (staged) or the work tree
+// against the index in dir with det, and returns the findings' keys sorted.
+func worktreeKeys(t *testing.T, det scan.Detector, dir string, staged bool) []key {
+	t.Helper()
+	var ks []key
+	f := Unstaged
+	if staged {
+		f = Staged
+	}
+	_, err := f(context.Background(), dir, scan.Options{Detector: det, ArchiveDepth: scan.NoArchives, Workers: 1,
+		OnFinding: func(f report.Finding) { ks = append(ks, key{"", f.File, f.Line, f.RuleID, f.Secret, ""}) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sortKeys(ks)
 }
