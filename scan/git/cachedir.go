@@ -157,7 +157,7 @@ func removeStore(dir string) error {
 		return err
 	}
 	for _, e := range ents {
-		if name := e.Name(); !e.IsDir() && (strings.HasSuffix(name, segmentExt) || strings.HasPrefix(name, tmpPrefix)) {
+		if name := e.Name(); !e.IsDir() && (strings.HasSuffix(name, segmentExt) || strings.HasPrefix(name, tmpPrefix) || name == recordName) {
 			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}

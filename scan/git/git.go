@@ -52,6 +52,11 @@ type Stats struct {
 	// the same path, made again by a cherry-pick or a rebase, is diffed
 	// and scanned once).
 	Commits, Cached, Changes, Pairs int64
+	// Walked counts the commit objects the walk read: every selected
+	// commit, or, when the store's record of the last scan of every ref
+	// spared the walk what that scan had seen, the new ones and those
+	// scanned again.
+	Walked int64
 	// Store is the directory of the store the scan used; "" for none.
 	Store string
 	// Diffed counts the pairs whose lines were diffed; Quiet those whose

@@ -122,33 +122,54 @@ func (r *Repository) Scan(ctx context.Context, opts Options, sopts scan.Options)
 		h.noise(r.r.GitDir, "commit-graph", fmt.Errorf("not used: %w", err))
 		w.graph = nil
 	}
-	commits, err := w.walk()
-	if err != nil {
-		return st, err
+	whole := len(opts.Revisions) == 0 && len(opts.LogOpts) == 0 && len(shallow) == 0 && sopts.Shard.Count <= 1
+	head, headErr := w.resolve("HEAD")
+	if opts.Cache != nil && headErr == nil {
+		h.inc = openIncremental(opts.Cache, h, w, head)
 	}
-	for _, c := range commits {
-		if sopts.Shard.Count > 1 && !sopts.Shard.Takes(c.id.String()) {
-			continue
+	var commits []*commit
+	resumed := false
+	if h.inc != nil && whole {
+		if commits, resumed, err = h.inc.walkKnown(w); err != nil {
+			return st, err
 		}
-		h.commits = append(h.commits, c)
 	}
-	h.tainted = make([]bool, len(h.commits))
-	if opts.Cache != nil && len(h.commits) > 0 {
-		h.inc = openIncremental(opts.Cache, h, w, commits)
+	if resumed {
+		st.Commits = h.inc.resume(h, w, commits)
+	} else {
+		if commits, err = w.walk(); err != nil {
+			return st, err
+		}
+		for _, c := range commits {
+			if sopts.Shard.Count > 1 && !sopts.Shard.Takes(c.id.String()) {
+				continue
+			}
+			h.commits = append(h.commits, c)
+		}
+		if opts.Cache != nil && headErr != nil && len(h.commits) > 0 {
+			h.inc = openIncremental(opts.Cache, h, w, commits[0].id)
+		}
+		h.tainted = make([]bool, len(h.commits))
+		h.todo = make([]int32, 0, len(h.commits))
+		for i, c := range h.commits {
+			if !w.parentTrees(c) {
+				h.tainted[i] = true
+			}
+			if h.inc != nil && !h.tainted[i] && !shallow[c.id] && h.inc.take(h, int32(i)) {
+				continue
+			}
+			h.todo = append(h.todo, int32(i))
+		}
+		st.Commits = int64(len(h.commits))
 	}
-	h.todo = make([]int32, 0, len(h.commits))
-	for i, c := range h.commits {
-		if !w.parentTrees(c) {
-			h.tainted[i] = true
-		}
-		if h.inc != nil && !h.tainted[i] && !shallow[c.id] && h.inc.take(h, int32(i)) {
-			continue
-		}
-		h.todo = append(h.todo, int32(i))
+	if h.inc != nil {
+		h.inc.whole = whole
+		// A walk that lost commits is not recorded: the next scan walks
+		// to them again, and says so again.
+		h.inc.walkLost = h.lost.Load() > 0
 	}
 	w.cache = nil
-	st.Walk = time.Since(start)
-	st.Commits = int64(len(h.commits))
+	st.Walk, st.Walked = time.Since(start), w.loads
 	st.Cached = st.Commits - int64(len(h.todo))
 	if p := sopts.Progress; p != nil {
 		p.Commits.Store(st.Cached)
@@ -173,10 +194,10 @@ func (r *Repository) Scan(ctx context.Context, opts Options, sopts scan.Options)
 		st.Store = h.inc.dir
 		if err == nil && ctx.Err() == nil {
 			var reachable []*commit
-			if len(opts.Revisions) == 0 && len(opts.LogOpts) == 0 {
+			if len(opts.Revisions) == 0 && len(opts.LogOpts) == 0 && !resumed {
 				reachable = commits
 			}
-			h.inc.save(h, shallow, reachable)
+			h.inc.save(h, shallow, reachable, w.started)
 		}
 	}
 	return st, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -90,6 +91,20 @@ type incremental struct {
 	// nothing is stored.
 	taintAll bool
 	byPath   map[string][]*unit
+
+	// last and known are the store's record of the last whole-history
+	// selection and the commits it holds, when the walk used them
+	// (tips.go); own is how many of history.commits are this scan's
+	// (the rest are there for their stored findings).
+	last  *selRecord
+	known *reach
+	own   int
+	// selected is how many commits the selection holds.
+	selected int64
+	// whole says the selection is every ref's history, so that the scan
+	// writes a record of it; walkLost that its walk lost commits, so that
+	// it does not.
+	whole, walkLost bool
 }
 
 // replayed is a stored finding of commit ci.
@@ -102,15 +117,15 @@ type replayed struct {
 var errNoKey = errors.New("history store not used: the detector or this build cannot be identified")
 
 // openIncremental opens the store of h's repository and settings, or
-// returns nil when there is none to use. all is the walk's selection,
-// before sharding.
-func openIncremental(c *Cache, h *history, w *walker, all []*commit) *incremental {
+// returns nil when there is none to use. start is HEAD's commit (the
+// newest selected commit's when HEAD names none).
+func openIncremental(c *Cache, h *history, w *walker, start odb.ID) *incremental {
 	key, ok := storeKey(&h.sopts, h.sel, h.repo.HashSize, h.repo.objs.Replacements())
 	if !ok {
 		c.warn(errNoKey)
 		return nil
 	}
-	root, ok := repositoryRoot(w, all[0])
+	root, ok := repositoryRoot(c.Dir, w, start, h.repo.HashSize)
 	if !ok {
 		return nil
 	}
@@ -122,16 +137,24 @@ func openIncremental(c *Cache, h *history, w *walker, all []*commit) *incrementa
 	return inc
 }
 
-// repositoryRoot names a repository's store: the root commit HEAD's first
-// parents lead to (the newest selected commit's when HEAD names none).
-// Clones of one repository share it; unrelated repositories do not. The
-// walk has read most of these commits already.
-func repositoryRoot(w *walker, newest *commit) (odb.ID, bool) {
-	id, err := w.resolve("HEAD")
-	if err != nil {
-		id = newest.id
+// repositoryRoot names a repository's store: the root commit start's
+// first parents lead to. Clones of one repository share it; unrelated
+// repositories do not. The cache directory remembers the roots of the
+// last HEADs scanned, so that a re-scan walks the first parents only as
+// far as the last HEAD it knows.
+func repositoryRoot(cacheDir string, w *walker, start odb.ID, idLen int) (odb.ID, bool) {
+	known := map[odb.ID]odb.ID{}
+	for _, e := range readHeads(cacheDir) {
+		if e.n == idLen {
+			known[e.head] = e.root
+		}
 	}
+	id := start
 	for n := 0; ; n++ {
+		if root, ok := known[id]; ok {
+			id = root
+			break
+		}
 		if w.interrupted(n) != nil {
 			return id, false
 		}
@@ -140,10 +163,105 @@ func repositoryRoot(w *walker, newest *commit) (odb.ID, bool) {
 			return id, false
 		}
 		if len(c.parents) == 0 {
-			return id, true
+			break
 		}
 		id = c.parents[0]
 	}
+	rememberHead(cacheDir, idLen, start, id)
+	return id, true
+}
+
+// walkKnown walks what the selection of every ref reaches beyond the
+// store's record of the last such selection (see tips.go). It returns
+// false, having warned of nothing, when there is no record to use or
+// the walk cannot show that the new selection holds the old one: the
+// caller then walks the whole history.
+func (inc *incremental) walkKnown(w *walker) ([]*commit, bool, error) {
+	if inc.st.problem != nil {
+		return nil, false, nil
+	}
+	rec, err := inc.st.readRecord()
+	if err != nil {
+		inc.c.warn(fmt.Errorf("history store: the record of the last selection is not used, the whole history is walked: %w", err))
+		return nil, false, nil
+	}
+	if rec == nil {
+		return nil, false, nil
+	}
+	known, ok := inc.st.reachOf(rec)
+	if !ok {
+		return nil, false, nil
+	}
+	// The walk's warnings wait until it is known to be used.
+	type held struct {
+		path, op string
+		err      error
+	}
+	var warns []held
+	warn := w.warn
+	w.warn = func(path, op string, err error) { warns = append(warns, held{path, op, err}) }
+	w.known, w.met = known.has, map[odb.ID]bool{}
+	news, err := w.walk()
+	w.warn, w.known = warn, nil
+	if err != nil {
+		return nil, false, err
+	}
+	tips := make(map[odb.ID]bool, len(w.started))
+	for _, id := range w.started {
+		tips[id] = true
+	}
+	for _, id := range rec.tips {
+		if !tips[id] && !w.met[id] {
+			// An old tip the new ones may not reach: the selection may
+			// have lost commits.
+			return nil, false, nil
+		}
+	}
+	for _, h := range warns {
+		warn(h.path, h.op, h.err)
+	}
+	inc.last, inc.known, inc.walkLost = rec, known, len(warns) > 0
+	return news, true, nil
+}
+
+// resume makes h's commits those of a walk from the record: the new
+// commits, then the record's commits to scan again, then, for their
+// stored findings, the record's commits that have some. It returns how
+// many commits the selection holds.
+func (inc *incremental) resume(h *history, w *walker, news []*commit) int64 {
+	h.commits = news
+	for _, id := range inc.last.rescan {
+		c, err := w.load(id)
+		if err != nil {
+			h.warn(id.String(), "commit", fmt.Errorf("commit %s of the history is not scanned: %w", id, err))
+			continue
+		}
+		h.commits = append(h.commits, c)
+	}
+	inc.own = len(h.commits)
+	var found []odb.ID
+	for id := range inc.known.found {
+		found = append(found, id)
+	}
+	for _, id := range sortIDs(found) {
+		h.commits = append(h.commits, &commit{id: id})
+	}
+	h.tainted = make([]bool, len(h.commits))
+	h.todo = make([]int32, 0, inc.own)
+	for i, c := range h.commits {
+		if i >= inc.own {
+			inc.take(h, int32(i))
+			continue
+		}
+		if !w.parentTrees(c) {
+			h.tainted[i] = true
+		} else if inc.take(h, int32(i)) {
+			continue
+		}
+		h.todo = append(h.todo, int32(i))
+	}
+	inc.selected = int64(inc.last.commits) + int64(len(news))
+	return inc.selected
 }
 
 // take looks commit ci up in the store: if it is there, its findings are
@@ -200,28 +318,48 @@ func (inc *incremental) taintPath(h *history, path string) {
 // save stores what the scan's commits yielded, those no warning concerns.
 // reachable lists every commit of the selection when it is the whole
 // history (no revisions, no --log-opts), so that a merge of the store
-// drops the commits no ref reaches any more; nil otherwise.
-func (inc *incremental) save(h *history, shallow map[odb.ID]bool, reachable []*commit) {
+// drops the commits no ref reaches any more; nil otherwise. started is
+// where the walk started.
+func (inc *incremental) save(h *history, shallow map[odb.ID]bool, reachable []*commit, started []odb.ID) {
 	if inc.taintAll {
 		return
 	}
-	var clean []odb.ID
+	// The commits this scan answers for: those it scanned, and, after a
+	// walk from the record, the new ones the store had from another scan
+	// (the new segment holds them, so that the record's segments hold
+	// its whole selection).
+	covered := h.todo
+	if inc.last != nil {
+		covered = make([]int32, inc.own)
+		for i := range covered {
+			covered[i] = int32(i)
+		}
+	}
+	var clean, rescan []odb.ID
 	found := map[odb.ID][]storedFinding{}
-	for _, ci := range h.todo {
+	for _, ci := range covered {
 		c := h.commits[ci]
 		if h.tainted[ci] || shallow[c.id] || c.id.IsZero() {
+			rescan = append(rescan, c.id)
 			continue
 		}
-		if fs := inc.rec[ci]; len(fs) > 0 {
-			if !inc.c.NoFindings {
-				found[c.id] = fs
-			}
-			continue
+		fs, scanned := inc.rec[ci]
+		if !scanned {
+			fs, _ = inc.st.lookup(c.id)
 		}
-		clean = append(clean, c.id)
+		if len(fs) == 0 {
+			clean = append(clean, c.id)
+		} else if inc.c.NoFindings {
+			rescan = append(rescan, c.id)
+		} else {
+			found[c.id] = fs
+		}
 	}
 	var keep func(odb.ID) bool
-	if reachable != nil {
+	switch {
+	case inc.last != nil:
+		keep = inc.known.has
+	case reachable != nil:
 		var set map[odb.ID]bool
 		keep = func(id odb.ID) bool {
 			if set == nil {
@@ -233,12 +371,41 @@ func (inc *incremental) save(h *history, shallow map[odb.ID]bool, reachable []*c
 			return set[id]
 		}
 	}
-	if err := inc.st.save(clean, found, keep); err != nil {
+	// A whole history walked in full is stored as one segment holding
+	// exactly its commits, which a record can name.
+	record := inc.whole && !inc.walkLost
+	compact := record && inc.last == nil
+	name, merged, err := inc.st.save(clean, found, keep, compact)
+	if err != nil {
 		inc.c.warn(fmt.Errorf("history store not written: %w", err))
 		return
 	}
-	if len(clean) > 0 || len(found) > 0 {
+	if name != "" {
 		nameRepository(filepath.Dir(inc.dir), h.repo.CommonDir)
+	}
+	if !record {
+		return
+	}
+	next := &selRecord{commits: uint64(len(reachable)), tips: sortIDs(slices.Clone(started))}
+	var segs []string
+	if inc.last != nil {
+		next.commits = uint64(inc.selected)
+		if !merged {
+			segs = slices.Clone(inc.last.segs)
+		}
+	}
+	if name != "" {
+		segs = append(segs, name)
+	}
+	slices.Sort(segs)
+	next.segs = segs
+	next.rescan = sortIDs(rescan)
+	if inc.last != nil && name == "" && next.commits == inc.last.commits &&
+		slices.Equal(next.tips, inc.last.tips) && slices.Equal(next.rescan, inc.last.rescan) {
+		return
+	}
+	if err := inc.st.writeRecord(next); err != nil {
+		inc.c.warn(fmt.Errorf("history store: the record of this selection not written: %w", err))
 	}
 }
 
@@ -249,17 +416,7 @@ func nameRepository(dir, gitDir string) {
 	if old, err := os.ReadFile(file); err == nil && string(old) == gitDir+"\n" {
 		return
 	}
-	f, err := os.CreateTemp(dir, tmpPrefix+"*")
-	if err != nil {
-		return
-	}
-	_, err = f.WriteString(gitDir + "\n")
-	if cerr := f.Close(); err == nil && cerr == nil {
-		err = os.Rename(f.Name(), file)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
+	writeFileAtomic(dir, repositoryFile, []byte(gitDir+"\n"))
 }
 
 // replaySource reports the stored findings of the commits the store had,

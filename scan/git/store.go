@@ -73,8 +73,12 @@ const maxStoreFindings = 256 << 20
 // tmpPrefix names the temporary files segments are written to.
 const tmpPrefix = "tmp-"
 
-// segmentExt ends the name of every segment.
-const segmentExt = ".seg"
+// segmentExt ends the name of every segment; atticPrefix begins the name
+// of a segment of commits no ref reached when it was written.
+const (
+	segmentExt  = ".seg"
+	atticPrefix = "attic-"
+)
 
 // storedFinding is one finding of a commit as the store keeps it: as the
 // detector reported it for the commit's change, after the rules'
@@ -89,12 +93,15 @@ type storedFinding struct {
 
 // store is one repository's stored results for one settings key.
 type store struct {
-	dir     string // <cache>/<repository>/<key>
-	key     [32]byte
-	idLen   int
-	segs    []string // the segments read, by name
-	clean   [][]byte // each segment's sorted ids of clean commits
-	found   map[odb.ID][]storedFinding
+	dir   string // <cache>/<repository>/<key>
+	key   [32]byte
+	idLen int
+	segs  []string // the segments read, by name
+	clean [][]byte // each segment's sorted ids of clean commits
+	found map[odb.ID][]storedFinding
+	// bySeg is what each segment read holds, by name, for a selection
+	// record naming some of them (tips.go).
+	bySeg   map[string]segment
 	bytes   int64 // the segments' size
 	problem error // why the store is not used, if it is not
 }
@@ -154,11 +161,24 @@ func (s *store) read() error {
 		if len(clean) > 0 {
 			s.clean = append(s.clean, clean)
 		}
+		seg := segment{clean: clean}
 		for id, fs := range found {
 			s.found[id] = fs
+			seg.found = append(seg.found, id)
 		}
+		if s.bySeg == nil {
+			s.bySeg = map[string]segment{}
+		}
+		s.bySeg[name] = seg
 	}
 	return nil
+}
+
+// segment is what one segment holds: the sorted ids of its clean
+// commits and the ids of its commits with findings.
+type segment struct {
+	clean []byte
+	found []odb.ID
 }
 
 // lookup returns what the store holds for commit id: its findings (none
@@ -167,19 +187,8 @@ func (s *store) lookup(id odb.ID) ([]storedFinding, bool) {
 	if fs, ok := s.found[id]; ok {
 		return fs, true
 	}
-	n := s.idLen
 	for _, ids := range s.clean {
-		count := len(ids) / n
-		lo, hi := 0, count
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if bytes.Compare(ids[m*n:m*n+n], id[:n]) < 0 {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		if lo < count && bytes.Equal(ids[lo*n:lo*n+n], id[:n]) {
+		if containsID(ids, id[:s.idLen]) {
 			return nil, true
 		}
 	}
@@ -187,66 +196,103 @@ func (s *store) lookup(id odb.ID) ([]storedFinding, bool) {
 }
 
 // save writes a segment with the commits a scan added: clean ones and
-// those with findings. When the store was not usable, or holds more than
-// maxSegments segments after this one, it writes one segment with
-// everything instead (what it read, less the commits keep refuses when
-// keep is not nil, and what was added) and removes the segments it read.
-func (s *store) save(clean []odb.ID, found map[odb.ID][]storedFinding, keep func(odb.ID) bool) error {
-	if len(clean) == 0 && len(found) == 0 && s.problem == nil && len(s.segs) <= maxSegments {
-		return nil
+// those with findings. When the store was not usable, holds more than
+// maxSegments segments after this one, or compact is set, it writes one
+// segment with everything instead (what it read, less the commits keep
+// refuses when keep is not nil, and what was added) and removes the
+// segments it read; compact keeps what keep refuses too, in a segment of
+// its own, which the next merge drops. It returns the name of the segment
+// it wrote with the commits added ("" when it wrote nothing) and whether
+// that segment replaced those read.
+func (s *store) save(clean []odb.ID, found map[odb.ID][]storedFinding, keep func(odb.ID) bool, compact bool) (name string, merged bool, err error) {
+	if len(clean) == 0 && len(found) == 0 && s.problem == nil && len(s.segs) <= maxSegments && !compact {
+		return "", false, nil
 	}
 	newKey := false
 	if _, err := os.Stat(s.dir); errors.Is(err, fs.ErrNotExist) {
 		newKey = true
 	}
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return err
+		return "", false, err
 	}
-	merge := s.problem != nil || len(s.segs)+1 > maxSegments
+	merge := s.problem != nil || len(s.segs)+1 > maxSegments || compact
+	// The attic holds what a compaction keeps apart: commits no ref
+	// reaches, kept for a branch that comes back, until the next
+	// compaction or merge.
+	var atticClean []odb.ID
+	atticFound := map[odb.ID][]storedFinding{}
 	if merge && s.problem == nil {
 		n := s.idLen
-		for _, ids := range s.clean {
-			for i := 0; i+n <= len(ids); i += n {
+		added := found
+		found = make(map[odb.ID][]storedFinding, len(s.found)+len(found))
+		for _, segName := range s.segs {
+			seg := s.bySeg[segName]
+			attic := compact && !strings.HasPrefix(segName, atticPrefix)
+			for i := 0; i+n <= len(seg.clean); i += n {
 				var id odb.ID
-				copy(id[:], ids[i:i+n])
+				copy(id[:], seg.clean[i:i+n])
 				if keep == nil || keep(id) {
 					clean = append(clean, id)
+				} else if attic {
+					atticClean = append(atticClean, id)
+				}
+			}
+			for _, id := range seg.found {
+				if keep == nil || keep(id) {
+					found[id] = s.found[id]
+				} else if attic {
+					atticFound[id] = s.found[id]
 				}
 			}
 		}
-		merged := make(map[odb.ID][]storedFinding, len(s.found)+len(found))
-		for id, fs := range s.found {
-			if keep == nil || keep(id) {
-				merged[id] = fs
-			}
+		for id, fs := range added {
+			found[id] = fs
 		}
-		for id, fs := range found {
-			merged[id] = fs
-		}
-		found = merged
 	}
 	data, err := encodeSegment(s.key, s.idLen, clean, found)
 	if err != nil {
-		return err
+		return "", false, err
 	}
-	if err := writeSegment(s.dir, data); err != nil {
-		return err
+	if name, err = writeSegment(s.dir, "", data); err != nil {
+		return "", false, err
+	}
+	if len(atticClean) > 0 || len(atticFound) > 0 {
+		data, err := encodeSegment(s.key, s.idLen, atticClean, atticFound)
+		if err == nil {
+			_, err = writeSegment(s.dir, atticPrefix, data)
+		}
+		if err != nil {
+			// What is dropped costs a later scan its time only.
+			os.Remove(filepath.Join(s.dir, name))
+			return "", false, err
+		}
 	}
 	if merge {
-		for _, name := range s.segs {
-			os.Remove(filepath.Join(s.dir, name))
+		for _, old := range s.segs {
+			os.Remove(filepath.Join(s.dir, old))
 		}
 		removeStaleTemps(s.dir)
 	}
 	if newKey {
 		pruneKeys(filepath.Dir(s.dir), maxKeys)
 	}
-	return nil
+	return name, merge, nil
 }
 
-// writeSegment writes data as a new segment of dir: to a temporary file,
-// renamed into place once complete.
-func writeSegment(dir string, data []byte) error {
+// writeSegment writes data as a new segment of dir, to a temporary file
+// renamed into place once complete, and returns its name, which begins
+// with prefix.
+func writeSegment(dir, prefix string, data []byte) (string, error) {
+	var r [8]byte
+	rand.Read(r[:])
+	name := fmt.Sprintf("%s%016x-%s%s", prefix, time.Now().UnixNano(), hex.EncodeToString(r[:]), segmentExt)
+	return name, writeFileAtomic(dir, name, data)
+}
+
+// writeFileAtomic writes data to dir/name through a temporary file
+// renamed into place once complete: a reader finds the old file or the
+// new one, whole.
+func writeFileAtomic(dir, name string, data []byte) error {
 	f, err := os.CreateTemp(dir, tmpPrefix+"*")
 	if err != nil {
 		return err
@@ -257,9 +303,6 @@ func writeSegment(dir string, data []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		var r [8]byte
-		rand.Read(r[:])
-		name := fmt.Sprintf("%016x-%s%s", time.Now().UnixNano(), hex.EncodeToString(r[:]), segmentExt)
 		err = os.Rename(tmp, filepath.Join(dir, name))
 	}
 	if err != nil {

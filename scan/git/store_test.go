@@ -189,7 +189,7 @@ func TestStoreLooksUpBothIDSizes(t *testing.T) {
 			clean = append(clean, idAt(i))
 		}
 		found := map[odb.ID][]storedFinding{idAt(60): {{f: report.Finding{RuleID: "r", File: "f", Secret: "s"}}}}
-		if err := openStore(dir, testKey, size).save(clean, found, nil); err != nil {
+		if _, _, err := openStore(dir, testKey, size).save(clean, found, nil, false); err != nil {
 			t.Fatal(err)
 		}
 		s := openStore(dir, testKey, size)

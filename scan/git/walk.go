@@ -47,6 +47,15 @@ type walker struct {
 	// walk reads a commit's tree, parents and date from it, not from the
 	// commit object.
 	graph *gitrepo.CommitGraph
+	// known, when set, names the commits an earlier scan's selection
+	// holds, with all of their history: the walk goes no further than
+	// them, and records in met those it reached.
+	known func(odb.ID) bool
+	met   map[odb.ID]bool
+	// started holds the commits the last walk started from.
+	started []odb.ID
+	// loads counts the commits read.
+	loads int64
 }
 
 // maxCommitHeader bounds the header of a commit object read by the walk:
@@ -59,6 +68,7 @@ func (w *walker) load(id odb.ID) (*commit, error) {
 	if c, ok := w.cache[id]; ok {
 		return c, nil
 	}
+	w.loads++
 	if !w.idents {
 		if tree, parents, when, ok := w.graph.Lookup(id, nil); ok {
 			c := &commit{id: id, tree: tree, parents: parents, when: when, nparents: len(parents)}
@@ -205,6 +215,7 @@ func (w *walker) walk() ([]*commit, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.started = include
 	excluded := map[odb.ID]bool{}
 	if err := w.reach(exclude, excluded); err != nil {
 		return nil, err
@@ -216,6 +227,10 @@ func (w *walker) walk() ([]*commit, error) {
 			return
 		}
 		seen[id] = true
+		if w.known != nil && w.known(id) {
+			w.met[id] = true
+			return
+		}
 		c, err := w.load(id)
 		if err != nil {
 			w.warn(id.String(), "commit", fmt.Errorf("history through %s is not scanned: %w", id, err))
