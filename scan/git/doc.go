@@ -110,6 +110,24 @@
 // not check out (damaged, foreign, of another format) is a warning and a
 // full scan.
 //
+// A scan of every ref (no revisions, no LogOpts, one shard) skips even the
+// walk of what it has seen. The store records the last such selection:
+// the commits its walk started from, how many commits they reach, and the
+// segments that hold exactly those commits (a full walk writes them as one
+// segment; commits no ref reaches any more go to an attic segment, kept
+// until the next merge, for a branch that comes back). The next scan walks
+// from the refs as they are but stops at every recorded commit: a
+// commit's history is fixed by its id, so what it walks is exactly what
+// the new tips reach and the old did not. If every old tip is still
+// reached (a tip still, or met by the walk), the selection is the old one
+// plus the commits walked; otherwise (a force push, a deleted ref) the
+// whole history is walked as without a record. On prometheus' 46,219
+// commits a re-scan with nothing new then reads the refs, the store and
+// the commits with findings: 0.15 s where the walk alone took 1.1 s. The
+// record is written after the segments it names and used only while they
+// are all there, so a killed scan or two at once cost the shortcut, never
+// a finding.
+//
 // # Repositories as they are
 //
 // A shallow clone is scanned as far as it goes, with a warning that

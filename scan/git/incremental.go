@@ -30,7 +30,11 @@ import (
 // resolved, their settings, the archive and size settings, the
 // selection's diff options, the code's version: see storeKey). A re-scan
 // walks the selection as a full scan does, takes the stored results of
-// the commits the store holds, and scans the rest. A commit a warning
+// the commits the store holds, and scans the rest. A re-scan of every ref
+// (no revisions, no LogOpts, no shards) does not even walk what the last
+// such scan saw: the store records that selection, and the walk stops at
+// its commits (see tips.go); after a force push or a deleted ref it walks
+// the whole history once more. A commit a warning
 // concerns (an object that could not be read), and a shallow clone's
 // boundary commits, are never stored: they are scanned again each time.
 //
