@@ -290,6 +290,9 @@ func (e *engine) scanChunk(ws *workerState, o *object, c *chunk) {
 			strings.Compare(a.Secret, b.Secret), slices.Compare(a.Tags, b.Tags))
 	})
 	loc := locator{data: data, line: c.line, col: c.col, last: -1}
+	if e.s.GitleaksColumns {
+		loc.first, loc.final, loc.lastNL = o.st0, c.hi == c.n, -2
+	}
 	// Every match is reported, equal ones too: the detector decides what
 	// is one finding (gitleaks reports a secret found twice in one encoded
 	// string twice, and again at each depth of decoding it touches).
@@ -309,6 +312,14 @@ type locator struct {
 	line int // line number at pos
 	col  int // column of data[0], for offsets before any newline in data
 	last int // offset of the last newline before pos, or -1
+	// first, when not 0, is the object's first line: columns on the lines
+	// after it are counted as gitleaks counts them, one more than the
+	// true column (Options.GitleaksColumns). final says data runs to the
+	// object's end; lastNL is the offset of data's last newline, -1 for
+	// none, -2 until looked for.
+	first  int
+	final  bool
+	lastNL int
 }
 
 // at returns the line and 1-based column of data[off], off >= l.pos, and
@@ -335,6 +346,19 @@ func (l *locator) peek(off int) (line, col int) {
 	return line, l.column(last, off)
 }
 
+// runsOffTheEnd says whether m spans a newline and runs into the object's
+// last line, which no newline ends: gitleaks places such a match's end
+// nowhere.
+func (l *locator) runsOffTheEnd(m rules.Match) bool {
+	if !l.final {
+		return false
+	}
+	if l.lastNL == -2 {
+		l.lastNL = bytes.LastIndexByte(l.data, '\n')
+	}
+	return m.Start < l.lastNL && l.lastNL < m.End
+}
+
 func (l *locator) column(last, off int) int {
 	if last < 0 {
 		return l.col + off + 1
@@ -348,6 +372,19 @@ func (l *locator) column(last, off int) int {
 func (l *locator) finding(path string, m rules.Match) report.Finding {
 	line, col := l.at(m.Start)
 	endLine, endCol := l.peek(max(m.End-1, m.Start))
+	if l.first != 0 {
+		if line > l.first {
+			col++
+		}
+		switch {
+		case l.runsOffTheEnd(m):
+			// gitleaks finds no newline at or after the match's end, so
+			// it leaves the end where the start is, at column 0.
+			endLine, endCol = line, 0
+		case endLine > l.first:
+			endCol++
+		}
+	}
 	return report.Finding{
 		RuleID:      m.RuleID,
 		Description: m.Description,

@@ -112,6 +112,16 @@ type Options struct {
 	// would grow as the scan reads it).
 	Exclude []string
 
+	// GitleaksColumns reports columns as gitleaks does: one more than
+	// the true column on every line of an object after its first (gitleaks
+	// counts a column on those lines from the newline before it). An
+	// object is a file, an archive member, or one run of lines a commit
+	// added (a diff hunk's), so a history's findings get gitleaks' columns
+	// too; gitleaks also restarts the count at each 100 KB piece it reads
+	// a large file in, which this does not follow. The gitleaks drop-ins
+	// set it, so that their reports are gitleaks' to the column.
+	GitleaksColumns bool
+
 	// OnFinding receives every finding. Calls are serialised by the engine,
 	// so the callback needs no locking, but it runs on a worker: a slow
 	// callback slows the scan.

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spindle-go/spindle/scan/rules"
 )
 
 // leakyHistory makes a repository like the well-known leaky test
@@ -216,11 +215,8 @@ func TestDropInIsGitleaksOnALeakyHistory(t *testing.T) {
 	}
 }
 
-// sarifResults returns a SARIF report's results, each as its JSON, sorted,
-// less what differs from gitleaks on purpose (README, "What does not
-// map"): the columns (gitleaks counts one more on every line of a hunk but
-// its first) and the tags spindle's checks add (checksum:invalid,
-// placeholder, malformed: gitleaks has no such checks).
+// sarifResults returns a SARIF report's results, each as its JSON, sorted:
+// columns and tags included, which the drop-ins write as gitleaks does.
 func sarifResults(t *testing.T, path string) []string {
 	t.Helper()
 	var log struct {
@@ -237,18 +233,6 @@ func sarifResults(t *testing.T, path string) []string {
 			var v map[string]any
 			if err := json.Unmarshal(res, &v); err != nil {
 				t.Fatal(err)
-			}
-			for _, loc := range v["locations"].([]any) {
-				region := loc.(map[string]any)["physicalLocation"].(map[string]any)["region"].(map[string]any)
-				delete(region, "startColumn")
-				delete(region, "endColumn")
-			}
-			if props, ok := v["properties"].(map[string]any); ok {
-				if tags, ok := props["tags"].([]any); ok {
-					props["tags"] = slices.DeleteFunc(tags, func(tag any) bool {
-						return tag == rules.TagChecksumInvalid || tag == rules.TagPlaceholder || tag == rules.TagMalformed
-					})
-				}
 			}
 			b, _ := json.Marshal(v) // keys sorted
 			out = append(out, string(b))

@@ -319,6 +319,8 @@ func execute(c *cobra.Command, o scanOptions, in *scanInputs, out *scanOutputs, 
 			}
 		},
 		OnWarning: res.warns.print,
+		// The drop-ins' reports are gitleaks' to the column.
+		GitleaksColumns: o.dropIn,
 	}
 	if o.dropIn {
 		// gitleaks' warning for each file --max-target-megabytes skips,

@@ -49,6 +49,8 @@ type glFinding struct {
 	Commit      string
 	Fingerprint string
 	Tags        []string
+	StartColumn int
+	EndColumn   int
 }
 
 func readGLFindings(t *testing.T, path string) []glFinding {
@@ -68,7 +70,7 @@ func readGLFindings(t *testing.T, path string) []glFinding {
 func keysOf(fs []glFinding) []string {
 	out := make([]string, len(fs))
 	for i, f := range fs {
-		out[i] = f.key() + "|" + f.Fingerprint
+		out[i] = fmt.Sprintf("%s|%s|%d-%d|%q", f.key(), f.Fingerprint, f.StartColumn, f.EndColumn, f.Tags)
 	}
 	slices.Sort(out)
 	return out
@@ -340,7 +342,7 @@ func TestBuiltinRulesCarryOverGitleaksHistory(t *testing.T) {
 	if r := invoke(t, work, "git", "--report-format", "json", "--report-path", "all.json", "repo"); r.code != 1 {
 		t.Errorf("spindle git: exit %d, want 1", r.code)
 	} else if g, s := keysOf(glF), keysOf(readGLFindings(t, filepath.Join(work, "all.json"))); !slices.Equal(g, s) {
-		t.Errorf("spindle git finds %d, gitleaks %d: want the same findings", len(s), len(g))
+		t.Errorf("spindle git finds %d, gitleaks %d: want the same findings\n%s", len(s), len(g), keyDiff(g, s))
 	}
 	var fps []string
 	for _, f := range glF {
@@ -353,9 +355,10 @@ func TestBuiltinRulesCarryOverGitleaksHistory(t *testing.T) {
 }
 
 // TestSkipImplausibleDropsTaggedFindings checks the flag in scan and in
-// the drop-in dir: by default a GitHub token whose checksum fails is
-// reported, tagged checksum:invalid, as gitleaks reports it; with
-// --skip-implausible it is not.
+// the drop-in dir: by default spindle scan reports a GitHub token whose
+// checksum fails tagged checksum:invalid, and the drop-in reports it as
+// gitleaks does, untagged (gitleaks' rules alone carry no check), or
+// tagged with spindle's rules; with --skip-implausible neither reports it.
 func TestSkipImplausibleDropsTaggedFindings(t *testing.T) {
 	dir := t.TempDir()
 	// A token of GitHub's format whose CRC-32 does not hold (split so
@@ -363,17 +366,19 @@ func TestSkipImplausibleDropsTaggedFindings(t *testing.T) {
 	writeTree(t, dir, map[string]string{"app.env": "GITHUB_TOKEN=gh" + "p_r0y4v0qn46j606ytslghtv1cr7nqn6jotzrw\n"})
 	for _, c := range []struct {
 		args  []string
-		tagOK bool
+		found bool
+		tag   bool
 	}{
-		{[]string{"scan", "-f", "json", "app.env"}, true},
-		{[]string{"scan", "-f", "json", "--skip-implausible", "app.env"}, false},
-		{[]string{"dir", "--report-format", "json", "-r", "-", "app.env"}, true},
-		{[]string{"dir", "--report-format", "json", "-r", "-", "--skip-implausible", "app.env"}, false},
+		{[]string{"scan", "-f", "json", "app.env"}, true, true},
+		{[]string{"scan", "-f", "json", "--skip-implausible", "app.env"}, false, false},
+		{[]string{"dir", "--report-format", "json", "-r", "-", "app.env"}, true, false},
+		{[]string{"dir", "--report-format", "json", "-r", "-", "--spindle-rules", "app.env"}, true, true},
+		{[]string{"dir", "--report-format", "json", "-r", "-", "--skip-implausible", "app.env"}, false, false},
 	} {
 		r := invoke(t, dir, c.args...)
-		if c.tagOK {
-			if r.code != 1 || !strings.Contains(r.stdout, "github-pat") || !strings.Contains(r.stdout, rules.TagChecksumInvalid) {
-				t.Errorf("%v: exit %d, want the finding tagged %s:\n%s%s", c.args, r.code, rules.TagChecksumInvalid, r.stdout, r.stderr)
+		if c.found {
+			if r.code != 1 || !strings.Contains(r.stdout, "github-pat") || strings.Contains(r.stdout, rules.TagChecksumInvalid) != c.tag {
+				t.Errorf("%v: exit %d, want the finding, tagged %s: %v:\n%s%s", c.args, r.code, rules.TagChecksumInvalid, c.tag, r.stdout, r.stderr)
 			}
 		} else if r.code != 0 || strings.Contains(r.stdout, "github-pat") {
 			t.Errorf("%v: exit %d, want no finding:\n%s%s", c.args, r.code, r.stdout, r.stderr)

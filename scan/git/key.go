@@ -24,7 +24,8 @@ import (
 //     depth, the inline-allow and implausible-finding settings;
 //   - the detection code's version (codeVersion);
 //   - the scan options that reach a fragment's findings: archive depth and
-//     budgets, the file size limit, binary scanning, the chunk size;
+//     budgets, the file size limit, binary scanning, the chunk size,
+//     gitleaks' columns;
 //   - the selection's options that change a commit's changes: first
 //     parent only, paths, the diff filter, renames;
 //   - the repository's object replacements (refs/replace), which change
@@ -55,8 +56,8 @@ func storeKey(sopts *scan.Options, sel *selection, idSize int, replace map[odb.I
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "spindle history store %d\n", storeVersion)
 	fmt.Fprintf(&b, "code %q\ndetector %q\n", code, kd.Key())
-	fmt.Fprintf(&b, "archive depth %d\narchive limits %#v\nmax file %d\nbinary %t\nchunk %d\n",
-		depth, limits, sopts.MaxFileSize, sopts.ScanBinary, chunk)
+	fmt.Fprintf(&b, "archive depth %d\narchive limits %#v\nmax file %d\nbinary %t\nchunk %d\ngitleaks columns %t\n",
+		depth, limits, sopts.MaxFileSize, sopts.ScanBinary, chunk, sopts.GitleaksColumns)
 	fmt.Fprintf(&b, "first parent %t\npaths %q\ndiff filter %q %q\nrenames %t\n",
 		sel.firstParent, sel.paths, sel.filter.include, sel.filter.exclude, sel.renames)
 	fmt.Fprintf(&b, "id length %d\n", idSize)

@@ -69,6 +69,19 @@ var gitleaksChecks = map[string]string{
 	"jwt-base64":       "base64-jwt",
 }
 
+// ruleCheck names the check of rule r: its own, or, for a rule of
+// gitleaks' that has none when implausible findings are dropped, the one
+// the built-in rules give it.
+func ruleCheck(r *Rule, skipImplausible bool) string {
+	if r.Validate != "" || !skipImplausible || r.From != FromGitleaks {
+		return r.Validate
+	}
+	if check, ok := gitleaksChecks[r.ID]; ok {
+		return check
+	}
+	return "placeholder"
+}
+
 // Builtin says which rules "the built-in rules" are: what a scan with no
 // config runs, and what a config's [extend] useDefault = true builds on.
 // A config decides for itself with [extend] useSpindleRules (spindle's
@@ -115,7 +128,8 @@ func DefaultOf(b Builtin) *Config {
 // gitleaks' rules if gitleaks, spindle's if spindle.
 //
 // gitleaks' rules come first, in its order, each with the check
-// gitleaksChecks names (else "placeholder"). Spindle's rules follow; its
+// gitleaksChecks names (else "placeholder") when spindle's rules are on
+// too; alone, they are gitleaks' rules as gitleaks runs them. Spindle's rules follow; its
 // file's global allowlists apply to its own rules only, so that gitleaks'
 // rules keep gitleaks' findings. gitleaks' global allowlists apply to
 // every rule, as they would to the rules of a config that extends
@@ -159,11 +173,10 @@ func builtinLevel(gitleaks, spindle bool) (*Config, map[string]origin, error) {
 	origins := make(map[string]origin, len(gl.Rules)+len(own.Rules))
 	for _, r := range gl.Rules {
 		r.From = FromGitleaks
-		if r.Validate == "" {
-			r.Validate = "placeholder"
-			if check, ok := gitleaksChecks[r.ID]; ok {
-				r.Validate = check
-			}
+		// The checks are spindle's: gitleaks' defaults alone report
+		// what gitleaks reports, tags included.
+		if spindle {
+			r.Validate = ruleCheck(&r, true)
 		}
 		cfg.Rules = append(cfg.Rules, r)
 		origins[r.ID] = glOrigins[r.ID]

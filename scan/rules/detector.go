@@ -74,7 +74,10 @@ type Settings struct {
 	// SkipImplausible drops the findings a rule's check (spindle's
 	// validate key) tags as implausible: TagChecksumInvalid,
 	// TagPlaceholder and TagMalformed. By default they are reported,
-	// tagged, as gitleaks reports them.
+	// tagged, as gitleaks reports them. gitleaks' rules without spindle's
+	// (GitleaksOnly) carry no check, so that they tag nothing; with
+	// SkipImplausible they get the built-in checks, to drop what those
+	// find implausible.
 	SkipImplausible bool
 }
 
@@ -251,7 +254,7 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 			entropy:    cr.Entropy,
 			skipReport: cr.SkipReport,
 			rank:       ruleRank(cr.ID, cr.From),
-			check:      validatorNamed(cr.Validate),
+			check:      validatorNamed(ruleCheck(&cr, set.SkipImplausible)),
 		}
 		for v := range r.tagged {
 			r.tagged[v] = r.Tags
