@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
 )
 
 // leakyHistory makes a repository like the well-known leaky test
