@@ -110,7 +110,8 @@
 // not check out (damaged, foreign, of another format) is a warning and a
 // full scan.
 //
-// A scan of every ref (no revisions, no LogOpts, one shard) skips even the
+// A scan of all that some tips reach (every ref, or plain revisions such
+// as HEAD: no range, exclusion, filter or limit; one shard) skips even the
 // walk of what it has seen. The store records the last such selection:
 // the commits its walk started from, how many commits they reach, and the
 // segments that hold exactly those commits (a full walk writes them as one

@@ -122,7 +122,9 @@ func (r *Repository) Scan(ctx context.Context, opts Options, sopts scan.Options)
 		h.noise(r.r.GitDir, "commit-graph", fmt.Errorf("not used: %w", err))
 		w.graph = nil
 	}
-	whole := len(opts.Revisions) == 0 && len(opts.LogOpts) == 0 && len(shallow) == 0 && sopts.Shard.Count <= 1
+	// A selection of what some tips reach, whole: a store's record can
+	// stand for it.
+	whole := sel.reachOnly() && len(shallow) == 0 && sopts.Shard.Count <= 1
 	head, headErr := w.resolve("HEAD")
 	if opts.Cache != nil && headErr == nil {
 		h.inc = openIncremental(opts.Cache, h, w, head)
@@ -194,7 +196,7 @@ func (r *Repository) Scan(ctx context.Context, opts Options, sopts scan.Options)
 		st.Store = h.inc.dir
 		if err == nil && ctx.Err() == nil {
 			var reachable []*commit
-			if len(opts.Revisions) == 0 && len(opts.LogOpts) == 0 && !resumed {
+			if sel.reachOnly() && !resumed {
 				reachable = commits
 			}
 			h.inc.save(h, shallow, reachable, w.started)

@@ -30,11 +30,12 @@ import (
 // resolved, their settings, the archive and size settings, the
 // selection's diff options, the code's version: see storeKey). A re-scan
 // walks the selection as a full scan does, takes the stored results of
-// the commits the store holds, and scans the rest. A re-scan of every ref
-// (no revisions, no LogOpts, no shards) does not even walk what the last
-// such scan saw: the store records that selection, and the walk stops at
-// its commits (see tips.go); after a force push or a deleted ref it walks
-// the whole history once more. A commit a warning
+// the commits the store holds, and scans the rest. A re-scan of all that
+// some tips reach (every ref, or plain revisions such as HEAD; no range,
+// exclusion or filter, one shard) does not even walk what the last such
+// scan saw: the store records that selection, and the walk stops at its
+// commits (see tips.go); after a force push or a deleted ref it walks the
+// whole history once more. A commit a warning
 // concerns (an object that could not be read), and a shallow clone's
 // boundary commits, are never stored: they are scanned again each time.
 //
@@ -96,8 +97,8 @@ type incremental struct {
 	taintAll bool
 	byPath   map[string][]*unit
 
-	// last and known are the store's record of the last whole-history
-	// selection and the commits it holds, when the walk used them
+	// last and known are the store's record of the last selection of
+	// what some tips reach and the commits it holds, when the walk used them
 	// (tips.go); own is how many of history.commits are this scan's
 	// (the rest are there for their stored findings).
 	last  *selRecord
@@ -105,8 +106,8 @@ type incremental struct {
 	own   int
 	// selected is how many commits the selection holds.
 	selected int64
-	// whole says the selection is every ref's history, so that the scan
-	// writes a record of it; walkLost that its walk lost commits, so that
+	// whole says the selection is all that some tips reach, so that the
+	// scan writes a record of it; walkLost that its walk lost commits, so that
 	// it does not.
 	whole, walkLost bool
 }
@@ -175,8 +176,8 @@ func repositoryRoot(cacheDir string, w *walker, start odb.ID, idLen int) (odb.ID
 	return id, true
 }
 
-// walkKnown walks what the selection of every ref reaches beyond the
-// store's record of the last such selection (see tips.go). It returns
+// walkKnown walks what the selection's tips reach beyond the store's
+// record of the last selection of its kind (see tips.go). It returns
 // false, having warned of nothing, when there is no record to use or
 // the walk cannot show that the new selection holds the old one: the
 // caller then walks the whole history.
@@ -320,9 +321,9 @@ func (inc *incremental) taintPath(h *history, path string) {
 }
 
 // save stores what the scan's commits yielded, those no warning concerns.
-// reachable lists every commit of the selection when it is the whole
-// history (no revisions, no --log-opts), so that a merge of the store
-// drops the commits no ref reaches any more; nil otherwise. started is
+// reachable lists every commit of the selection when it is all that some
+// tips reach (selection.reachOnly), so that a merge of the store drops
+// the commits they no longer reach; nil otherwise. started is
 // where the walk started.
 func (inc *incremental) save(h *history, shallow map[odb.ID]bool, reachable []*commit, started []odb.ID) {
 	if inc.taintAll {
@@ -375,8 +376,8 @@ func (inc *incremental) save(h *history, shallow map[odb.ID]bool, reachable []*c
 			return set[id]
 		}
 	}
-	// A whole history walked in full is stored as one segment holding
-	// exactly its commits, which a record can name.
+	// What some tips reach, walked in full, is stored as one segment
+	// holding exactly its commits, which a record can name.
 	record := inc.whole && !inc.walkLost
 	compact := record && inc.last == nil
 	name, merged, err := inc.st.save(clean, found, keep, compact)

@@ -31,6 +31,28 @@ type selection struct {
 	renames            bool
 }
 
+// reachOnly says whether the selection is every commit some tips reach,
+// nothing excluded, filtered or limited: every ref, or plain revisions
+// (HEAD, main, an id). A store's record of such a selection can stand
+// for it (tips.go).
+func (s *selection) reachOnly() bool {
+	if s.since != 0 || s.until != 0 || s.noMerges || s.onlyMerg || s.firstParent || s.maxCount >= 0 || s.skip != 0 ||
+		len(s.authors) > 0 || len(s.committers) > 0 || len(s.paths) > 0 {
+		return false
+	}
+	for _, f := range s.refFamilies {
+		if f.not {
+			return false
+		}
+	}
+	for _, r := range s.revs {
+		if r.not || strings.Contains(r.expr, "..") || strings.HasSuffix(r.expr, "^@") || strings.HasSuffix(r.expr, "^!") {
+			return false
+		}
+	}
+	return true
+}
+
 // revArg is one revision expression and whether it excludes.
 type revArg struct {
 	expr string

@@ -16,9 +16,10 @@ import (
 	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
 )
 
-// This file lets a re-scan of a whole history (every ref: no revisions,
-// no --log-opts) skip the walk of what it has seen. A store keeps, next
-// to its segments, the record of the last whole-history scan's selection:
+// This file lets a re-scan of all that some tips reach (every ref, or
+// plain revisions such as HEAD: no range, exclusion, filter or limit; see
+// selection.reachOnly) skip the walk of what it has seen. A store keeps,
+// next to its segments, the record of the last such scan's selection:
 // the commits its walk started from (the tips), how many commits they
 // reach, the segments that hold exactly those commits, and those of them
 // the store does not hold (scanned again each time: a commit a warning
@@ -26,7 +27,7 @@ import (
 // history is a function of its id, so the record describes the same set
 // of commits in any repository.
 //
-// The next whole-history scan walks from its tips as usual, but stops at
+// The next such scan walks from its tips as usual, but stops at
 // every commit the record's selection holds: what it walks is exactly
 // what the new tips reach and the old ones do not. When every old tip is
 // reached (a tip still, or met by the walk), the new selection is the old
@@ -55,7 +56,8 @@ const (
 // the commits to scan again dominate it.
 const maxRecord = 256 << 20
 
-// selRecord is a whole-history scan's selection, as a store records it.
+// selRecord is the selection of a scan of what some tips reach, as a
+// store records it.
 type selRecord struct {
 	commits uint64   // how many commits the tips reach
 	tips    []odb.ID // the walk's starting commits, sorted, each once

@@ -280,3 +280,49 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 	})
 }
+
+// TestIncrementalRecordOfRevisions: a scan of what HEAD reaches (the CI
+// recipe's) uses and writes the record as a scan of every ref does, a
+// scan of every ref after it walks only the other branches, and a range
+// leaves the record alone; each reports what a full scan reports.
+func TestIncrementalRecordOfRevisions(t *testing.T) {
+	dir := generatedRepo(t)
+	det := builtinDetector(t)
+	cache := &Cache{Dir: t.TempDir()}
+	rng := rand.New(rand.NewPCG(4, 4))
+	check := func(what string, revs []string, maxWalked int64) {
+		t.Helper()
+		want := mustScan(t, dir, det, Options{Revisions: revs}, scan.Options{})
+		got := mustScan(t, dir, det, Options{Revisions: revs, Cache: cache}, scan.Options{})
+		sameFindings(t, what, got, want)
+		if got.st.Commits != want.st.Commits || len(got.warns) > 0 {
+			t.Errorf("%s: %d commits, the full scan %d; warnings %v", what, got.st.Commits, want.st.Commits, got.warns)
+		}
+		if maxWalked >= 0 && got.st.Walked > maxWalked {
+			t.Errorf("%s: the walk read %d commits of %d, want %d at most", what, got.st.Walked, got.st.Commits, maxWalked)
+		}
+	}
+	for range 3 {
+		refEdits["a new branch from an old commit"](t, dir, rng)
+	}
+	head := []string{"HEAD"}
+	check("HEAD, first", head, -1)
+	check("HEAD, again", head, 0)
+	branch := gitIn(t, dir, nil, "symbolic-ref", "HEAD")
+	tip := gitIn(t, dir, nil, "rev-parse", "HEAD")
+	for i := range 2 {
+		tip = commitOnto(t, dir, tip, fmt.Sprint("pushed ", i), someFile(rng))
+	}
+	gitIn(t, dir, nil, "update-ref", branch, tip)
+	check("HEAD after a push of 2", head, 3*2)
+	if n := len(strings.Fields(gitIn(t, dir, nil, "rev-list", "--all", "--not", "HEAD"))); n == 0 {
+		t.Fatal("no commit off HEAD's history: the test needs other branches")
+	} else {
+		check("every ref after HEAD", nil, 3*int64(n))
+	}
+	check("every ref, again", nil, 0)
+	check("HEAD after every ref", head, -1)
+	check("HEAD, once more", head, 0)
+	check("a range", []string{"HEAD~5..HEAD"}, -1)
+	check("HEAD after a range", head, 0)
+}
