@@ -127,7 +127,7 @@ func TestIncrementalRecordFollowsPushes(t *testing.T) {
 			rng := rand.New(rand.NewPCG(3, uint64(len(names))))
 			steps := 24
 			if testing.Short() {
-				steps = 10
+				steps = 7
 			}
 			mustScan(t, dir, det, Options{Cache: cache}, scan.Options{})
 			for step := range steps {
@@ -217,8 +217,12 @@ func TestIncrementalRecordDamage(t *testing.T) {
 			return append(b, sumOf(b)...)
 		},
 	}
+	tries := 3
+	if testing.Short() {
+		tries = 1
+	}
 	for _, name := range []string{"truncated", "a byte changed", "another key"} {
-		for range 3 {
+		for range tries {
 			if err := os.WriteFile(file, damage[name](), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -237,7 +241,7 @@ func TestIncrementalRecordDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 4 {
+	for i := range tries + 1 {
 		refEdits["push onto a branch"](t, dir, rng)
 		refEdits["a new branch from an old commit"](t, dir, rng)
 		mustScan(t, dir, det, Options{Cache: cache}, scan.Options{})
