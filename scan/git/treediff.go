@@ -39,6 +39,27 @@ type treeDiffer struct {
 	// as its child's parent trees, and consecutive commits go to the same
 	// worker.
 	recent treeCache
+	// names holds the paths of the changes listed lately, so that the
+	// changes of one path, which a history scan keeps until its end,
+	// share one string.
+	names map[string]string
+}
+
+// maxNames bounds treeDiffer.names: when it is full it is emptied, so
+// that a history of millions of paths costs no more than one of few.
+const maxNames = 1 << 15
+
+// name returns path as a string, the one names holds if it holds it.
+func (d *treeDiffer) name(path []byte) string {
+	if p, ok := d.names[string(path)]; ok {
+		return p
+	}
+	if d.names == nil || len(d.names) >= maxNames {
+		d.names = make(map[string]string, 64)
+	}
+	p := string(path)
+	d.names[p] = p
+	return p
 }
 
 // treeCache keeps the content of the trees read last, up to a byte
@@ -146,7 +167,7 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 				}
 				continue
 			}
-			p := string(path)
+			p := d.name(path)
 			if !d.sel.pathShown(p) {
 				continue
 			}
@@ -183,7 +204,7 @@ func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) er
 		}
 		return d.diffAt(a, b, d.sub(path), depth+1)
 	}
-	p := string(path)
+	p := d.name(path)
 	if !d.sel.pathShown(p) {
 		return nil
 	}
