@@ -42,7 +42,8 @@ type commitDiffer struct {
 	sel     *selection
 	td      treeDiffer
 	blobs   blobCache
-	tooLong int // paths left out for their length by the commit being diffed
+	only    pathSet // a merge's files that differ from its first parent
+	tooLong int     // paths left out for their length by the commit being diffed
 }
 
 // diffCommit lists the changes of commit c that can add lines, and the
@@ -129,7 +130,20 @@ func (cd *commitDiffer) merge(c *commit) ([]change, error) {
 	var order []string
 	var newIDs = map[string]odb.ID{}
 	var newModes = map[string]odb.Mode{}
+	// A file is in the merge's change only if it differs from every
+	// parent: the diffs against the second parent and on are restricted
+	// to the files that differ from the first, and enter only the
+	// directories above them (a merge of a long-lived branch differs from
+	// that branch by everything merged meanwhile).
+	defer func() { cd.td.only = nil }()
 	for i, pt := range c.parentTrees {
+		if i == 1 {
+			cd.only.reset()
+			for _, p := range order {
+				cd.only.add(p)
+			}
+			cd.td.only = &cd.only
+		}
 		if err := cd.td.diff(pt, c.tree); err != nil {
 			return nil, err
 		}
