@@ -288,7 +288,7 @@ func (h *history) processMerge(u *unit, sc *unitScratch, mf scan.MayFinder, b *s
 	sc.lines = lineStarts(newData, sc.lines[:0])
 	nlines := len(sc.lines) - 1
 	sc.marks = append(sc.marks[:0], make([]uint8, nlines)...)
-	binary := false
+	binary, quiet := false, false
 	for i, pf := range u.parents {
 		var old []byte
 		if !pf.id.IsZero() {
@@ -303,6 +303,16 @@ func (h *history) processMerge(u *unit, sc *unitScratch, mf scan.MayFinder, b *s
 			binary = true
 			break
 		}
+		// A line added against every parent is added against the first,
+		// so it lies in the changed region against the first: when no rule
+		// could find anything there, nothing is diffed (every parent is
+		// still read, since one that is binary makes the change binary).
+		if i == 0 && mf != nil && !mf.MayFind(sc.scratch, u.path, changedRegion(old, newData)) {
+			quiet = true
+		}
+		if quiet {
+			continue
+		}
 		sc.hunks = sc.differ.Diff(old, newData, sc.hunks[:0])
 		for _, hk := range sc.hunks {
 			for l := hk.NewStart; l < hk.NewStart+hk.NewLines; l++ {
@@ -314,6 +324,10 @@ func (h *history) processMerge(u *unit, sc *unitScratch, mf scan.MayFinder, b *s
 	}
 	if binary {
 		h.binaryUnit(u, b)
+		return
+	}
+	if quiet {
+		h.quiet.Add(1)
 		return
 	}
 	h.diffed.Add(1)
