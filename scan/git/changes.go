@@ -25,10 +25,15 @@ type change struct {
 	newID   odb.ID
 	oldMode odb.Mode
 	newMode odb.Mode
-	// parents holds a merge's file in each parent (zero ids where a
+	// parents holds a merge's file in each parent (a zero id where a
 	// parent has none); nil for a change against one parent.
-	parents []odb.ID
-	pmodes  []odb.Mode
+	parents []parentFile
+}
+
+// parentFile is a merge's file as one parent has it.
+type parentFile struct {
+	id   odb.ID
+	mode odb.Mode
 }
 
 // commitDiffer is one worker's state for diffing commits.
@@ -37,7 +42,8 @@ type commitDiffer struct {
 	sel     *selection
 	td      treeDiffer
 	blobs   blobCache
-	tooLong int // paths left out for their length by the commit being diffed
+	only    pathSet // a merge's files that differ from its first parent
+	tooLong int     // paths left out for their length by the commit being diffed
 }
 
 // diffCommit lists the changes of commit c that can add lines, and the
@@ -64,16 +70,32 @@ func (cd *commitDiffer) against(a, b odb.ID) ([]change, error) {
 		cd.blobs.reset()
 		fcs = detectRenames(fcs, &cd.blobs)
 	}
-	var out []change
-	for _, fc := range fcs {
-		if !cd.sel.filter.shows(fc.status) {
+	// The changes stay in memory for the whole scan (units point into
+	// them): counted first, so that the slice holds no spare capacity.
+	n := 0
+	for i := range fcs {
+		if cd.sel.filter.shows(fcs[i].status) && fcs[i].adds() {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	out := make([]change, 0, n)
+	for i := range fcs {
+		if !cd.sel.filter.shows(fcs[i].status) {
 			continue
 		}
-		if c, ok := fc.added(); ok {
+		if c, ok := fcs[i].added(); ok {
 			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+// adds reports whether added returns a change for fc.
+func (fc *fileChange) adds() bool {
+	return fc.status != 'D' && (fc.status != 'R' || fc.oldID != fc.newID)
 }
 
 // added returns the change to scan for fc: what it adds, as git's diff
@@ -101,15 +123,27 @@ func (fc *fileChange) added() (change, bool) {
 func (cd *commitDiffer) merge(c *commit) ([]change, error) {
 	n := len(c.parentTrees)
 	type side struct {
-		ids   []odb.ID
-		modes []odb.Mode
+		files []parentFile
 		seen  int
 	}
 	paths := map[string]*side{}
 	var order []string
 	var newIDs = map[string]odb.ID{}
 	var newModes = map[string]odb.Mode{}
+	// A file is in the merge's change only if it differs from every
+	// parent: the diffs against the second parent and on are restricted
+	// to the files that differ from the first, and enter only the
+	// directories above them (a merge of a long-lived branch differs from
+	// that branch by everything merged meanwhile).
+	defer func() { cd.td.only = nil }()
 	for i, pt := range c.parentTrees {
+		if i == 1 {
+			cd.only.reset()
+			for _, p := range order {
+				cd.only.add(p)
+			}
+			cd.td.only = &cd.only
+		}
 		if err := cd.td.diff(pt, c.tree); err != nil {
 			return nil, err
 		}
@@ -123,7 +157,7 @@ func (cd *commitDiffer) merge(c *commit) ([]change, error) {
 				if i > 0 {
 					continue // unchanged against an earlier parent
 				}
-				s = &side{ids: make([]odb.ID, n), modes: make([]odb.Mode, n)}
+				s = &side{files: make([]parentFile, n)}
 				paths[fc.path] = s
 				order = append(order, fc.path)
 			}
@@ -132,7 +166,7 @@ func (cd *commitDiffer) merge(c *commit) ([]change, error) {
 			}
 			s.seen++
 			if fc.status != 'T' {
-				s.ids[i], s.modes[i] = fc.oldID, fc.oldMode
+				s.files[i] = parentFile{fc.oldID, fc.oldMode}
 			}
 			newIDs[fc.path], newModes[fc.path] = fc.newID, fc.newMode
 		}
@@ -143,7 +177,7 @@ func (cd *commitDiffer) merge(c *commit) ([]change, error) {
 		if s.seen != n {
 			continue // the merge kept one parent's version
 		}
-		out = append(out, change{path: p, newID: newIDs[p], newMode: newModes[p], parents: s.ids, pmodes: s.modes})
+		out = append(out, change{path: p, newID: newIDs[p], newMode: newModes[p], parents: s.files})
 	}
 	return out, nil
 }
@@ -178,8 +212,9 @@ type sigCache struct {
 	budget     int // bytes per generation
 }
 
-// sigCacheBytes is a history's signature cache budget per generation.
-const sigCacheBytes = 32 << 20
+// sigCacheBytes is a history's signature cache budget per generation:
+// at its peak, in the middle of the tree diffs, it holds twice that.
+const sigCacheBytes = 16 << 20
 
 func newSigCache(budget int) *sigCache {
 	return &sigCache{young: map[odb.ID]*linediff.Signature{}, budget: budget}

@@ -79,8 +79,10 @@
 // own, since git slides changes over such lines) is asked of the detector
 // (scan.MayFinder): when no keyword of any rule occurs in it, no encoded
 // text could decode into one, and no path rule applies, the change adds
-// nothing to report and is not diffed. The same question is asked of each
-// fragment before it is scanned.
+// nothing to report and is not diffed. A merge's change is asked the
+// same of its region against the first parent (a line added against
+// every parent is added against the first). The same question is asked
+// of each fragment before it is scanned.
 //
 // Sharding (scan.Options.Shard) splits the commits: each commit, and so
 // each finding, belongs to one shard, and n shards merged are the whole
@@ -169,8 +171,13 @@
 // commit is a starting point once.
 //
 // Memory: the walk keeps a small record per commit, the tree diffs one
-// record per file change, and each worker diffing holds the two blobs of
-// one change. A blob over git's big-file threshold (512 MiB), or a pack
+// record per file change (a distinct change costs about 40 bytes more,
+// the changes of a path share one string), and each worker diffing holds
+// the two blobs of one change. The fragments waiting for the engine are
+// bounded too: a few lanes diff batches of changes, each listing its next
+// batch only once the engine has admitted the last, and 32 fragments a
+// worker are admitted at a time (prometheus' history, 46,219 commits,
+// peaks at about 200 MiB of RSS). A blob over git's big-file threshold (512 MiB), or a pack
 // entry or delta that claims to be, is binary to git and is not read: a
 // warning of lost data names it (gitleaks skips it silently). Objects are
 // built in memory only below odb's size budget (128 MiB), so a crafted

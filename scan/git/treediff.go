@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/spindle-go/spindle/scan/git/internal/linediff"
 	"github.com/spindle-go/spindle/scan/internal/gitrepo"
 	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
 )
@@ -30,15 +31,36 @@ type treeDiffer struct {
 	changes []fileChange
 	// tooLong counts the entries left out for a path over maxPath.
 	tooLong int
-	// entries holds the parsed entries of the two trees compared at each
-	// depth, reused from diff to diff.
-	entries [][]odb.TreeEntry
 	// path holds the path of the entry being compared (see join).
 	path []byte
 	// recent holds the trees read lately: a commit's trees are read again
 	// as its child's parent trees, and consecutive commits go to the same
 	// worker.
 	recent treeCache
+	// only, when not nil, restricts the diff to these paths: the others
+	// are neither listed nor entered (see pathSet).
+	only *pathSet
+	// names holds the paths of the changes listed lately, so that the
+	// changes of one path, which a history scan keeps until its end,
+	// share one string.
+	names map[string]string
+}
+
+// maxNames bounds treeDiffer.names: when it is full it is emptied, so
+// that a history of millions of paths costs no more than one of few.
+const maxNames = 1 << 15
+
+// name returns path as a string, the one names holds if it holds it.
+func (d *treeDiffer) name(path []byte) string {
+	if p, ok := d.names[string(path)]; ok {
+		return p
+	}
+	if d.names == nil || len(d.names) >= maxNames {
+		d.names = make(map[string]string, 64)
+	}
+	p := string(path)
+	d.names[p] = p
+	return p
 }
 
 // treeCache keeps the content of the trees read last, up to a byte
@@ -90,45 +112,69 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("trees nested deeper than %d at %q", maxTreeDepth, base)
 	}
-	for len(d.entries) <= 2*depth+1 {
-		d.entries = append(d.entries, nil)
-	}
-	ea, err := d.readInto(a, d.entries[2*depth][:0])
+	ra, err := d.raw(a)
 	if err != nil {
 		return err
 	}
-	d.entries[2*depth] = ea
-	eb, err := d.readInto(b, d.entries[2*depth+1][:0])
+	rb, err := d.raw(b)
 	if err != nil {
 		return err
 	}
-	d.entries[2*depth+1] = eb
-	i, j := 0, 0
-	for i < len(ea) || j < len(eb) {
+	// Entries are compared in order, both trees parsed as they go, but
+	// the bytes the two trees share at their start and end are not
+	// parsed at all: the same bytes are the same entries, unchanged, as a
+	// subtree whose id is the same is not read. The shared start is cut
+	// back to an entry's start (the first NUL after an entry's start ends
+	// its name; its id follows); the shared end is left once both trees
+	// are at an entry's start with the same bytes left.
+	hs := d.objs.HashSize()
+	i := sharedEntries(ra, rb, hs)
+	j := i
+	suffix := commonSuffix(ra[i:], rb[j:])
+	var x, y odb.TreeEntry
+	hasX, hasY := false, false
+	for {
+		if !hasX && !hasY && len(ra)-i == len(rb)-j && len(ra)-i <= suffix {
+			return nil
+		}
+		if !hasX && i < len(ra) {
+			e, n, err := odb.ParseTreeEntry(ra[i:], hs)
+			if err != nil {
+				return err
+			}
+			x, hasX, i = e, true, i+n
+		}
+		if !hasY && j < len(rb) {
+			e, n, err := odb.ParseTreeEntry(rb[j:], hs)
+			if err != nil {
+				return err
+			}
+			y, hasY, j = e, true, j+n
+		}
 		var c int
 		switch {
-		case i == len(ea):
+		case !hasX && !hasY:
+			return nil
+		case !hasX:
 			c = 1
-		case j == len(eb):
+		case !hasY:
 			c = -1
 		default:
-			c = baseNameCompare(ea[i].Name, ea[i].Mode, eb[j].Name, eb[j].Mode)
+			c = baseNameCompare(x.Name, x.Mode, y.Name, y.Mode)
 		}
 		switch {
 		case c < 0:
-			if err := d.one(ea[i], base, depth, false); err != nil {
+			hasX = false
+			if err := d.one(x, base, depth, false); err != nil {
 				return err
 			}
-			i++
 		case c > 0:
-			if err := d.one(eb[j], base, depth, true); err != nil {
+			hasY = false
+			if err := d.one(y, base, depth, true); err != nil {
 				return err
 			}
-			j++
 		default:
-			x, y := ea[i], eb[j]
-			i++
-			j++
+			hasX, hasY = false, false
 			if x.ID == y.ID && x.Mode == y.Mode {
 				continue
 			}
@@ -138,7 +184,7 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 			}
 			path := d.join(base, x.Name)
 			if x.Mode.IsTree() {
-				if len(d.sel.paths) > 0 && !d.sel.dirShown(string(path)) {
+				if !d.only.hasDir(path) || len(d.sel.paths) > 0 && !d.sel.dirShown(string(path)) {
 					continue
 				}
 				if err := d.diffAt(x.ID, y.ID, d.sub(path), depth+1); err != nil {
@@ -146,7 +192,10 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 				}
 				continue
 			}
-			p := string(path)
+			if !d.only.hasFile(path) {
+				continue
+			}
+			p := d.name(path)
 			if !d.sel.pathShown(p) {
 				continue
 			}
@@ -160,7 +209,54 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 				oldID: x.ID, newID: y.ID, oldMode: x.Mode, newMode: y.Mode})
 		}
 	}
-	return nil
+}
+
+// pathSet is a set of file paths and of the directories above them, for
+// a tree diff restricted to those files. A nil *pathSet holds every path.
+type pathSet struct {
+	files, dirs map[string]bool
+}
+
+// reset empties the set, keeping its maps.
+func (s *pathSet) reset() {
+	if s.files == nil {
+		s.files, s.dirs = map[string]bool{}, map[string]bool{}
+	}
+	clear(s.files)
+	clear(s.dirs)
+}
+
+// add puts path, and every directory above it, in the set.
+func (s *pathSet) add(path string) {
+	s.files[path] = true
+	for i := len(path) - 1; i > 0; i-- {
+		if path[i] == '/' {
+			if s.dirs[path[:i]] {
+				break
+			}
+			s.dirs[path[:i]] = true
+		}
+	}
+}
+
+func (s *pathSet) hasFile(path []byte) bool { return s == nil || s.files[string(path)] }
+
+func (s *pathSet) hasDir(path []byte) bool { return s == nil || s.dirs[string(path)] }
+
+// sharedEntries returns the length of the entries that trees a and b
+// (their content, ids hs bytes long) begin with byte for byte: their
+// common prefix cut back to an entry's start.
+func sharedEntries(a, b []byte, hs int) int {
+	n := min(len(a), len(b))
+	p := linediff.CommonPrefix(a[:n], b[:n])
+	at := 0
+	for {
+		z := bytes.IndexByte(a[at:p], 0)
+		if z < 0 || at+z+1+hs > p {
+			return at
+		}
+		at += z + 1 + hs
+	}
 }
 
 // one records an entry present on one side only: an added or deleted
@@ -172,7 +268,7 @@ func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) er
 	}
 	path := d.join(base, e.Name)
 	if e.Mode.IsTree() {
-		if len(d.sel.paths) > 0 && !d.sel.dirShown(string(path)) {
+		if !d.only.hasDir(path) || len(d.sel.paths) > 0 && !d.sel.dirShown(string(path)) {
 			return nil
 		}
 		var a, b odb.ID
@@ -183,7 +279,10 @@ func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) er
 		}
 		return d.diffAt(a, b, d.sub(path), depth+1)
 	}
-	p := string(path)
+	if !d.only.hasFile(path) {
+		return nil
+	}
+	p := d.name(path)
 	if !d.sel.pathShown(p) {
 		return nil
 	}
@@ -197,15 +296,22 @@ func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) er
 
 // read returns the entries of tree id (none for the zero id). The entries'
 // names alias the tree's content, which is never written again.
-func (d *treeDiffer) read(id odb.ID) ([]odb.TreeEntry, error) { return d.readInto(id, nil) }
+func (d *treeDiffer) read(id odb.ID) ([]odb.TreeEntry, error) {
+	data, err := d.raw(id)
+	if err != nil || len(data) == 0 {
+		return nil, err
+	}
+	return odb.AppendTree(nil, data, d.objs.HashSize())
+}
 
-// readInto is read appending to es.
-func (d *treeDiffer) readInto(id odb.ID, es []odb.TreeEntry) ([]odb.TreeEntry, error) {
+// raw returns the content of tree id (none for the zero id), which is
+// never written again: from the recent trees, or read.
+func (d *treeDiffer) raw(id odb.ID) ([]byte, error) {
 	if id.IsZero() {
-		return es, nil
+		return nil, nil
 	}
 	if data, ok := d.recent.get(id); ok {
-		return odb.AppendTree(es, data, d.objs.HashSize())
+		return data, nil
 	}
 	typ, data, err := d.objs.Read(id, nil)
 	if err != nil {
@@ -215,7 +321,7 @@ func (d *treeDiffer) readInto(id odb.ID, es []odb.TreeEntry) ([]odb.TreeEntry, e
 		return nil, fmt.Errorf("object %s is a %v, not a tree", id, typ)
 	}
 	d.recent.put(id, data)
-	return odb.AppendTree(es, data, d.objs.HashSize())
+	return data, nil
 }
 
 // join returns base followed by name, built in d.path, the one buffer

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spindle-go/spindle/scan"
@@ -25,20 +27,51 @@ import (
 // call: a few milliseconds of work; several sub-sources run at once.
 const unitBatch = 16
 
+// fragmentsPerWorker bounds the fragments in flight (admitted to the
+// engine and not yet scanned), per worker; lanesPerWorker is how many
+// lanes diff units, per worker; laneBytes is the fragment bytes after
+// which a lane's batch stops (at the end of a unit) and lets the engine
+// admit what it listed.
+const (
+	fragmentsPerWorker = 32
+	lanesPerWorker     = 2
+	laneBytes          = 1 << 20
+)
+
 // bigFile is git's core.bigFileThreshold: a blob larger than this is
 // binary to git's diff, whatever its content.
 const bigFile = 512 << 20
 
 // scanFragments diffs the units and scans their fragments on the engine.
+//
+// The units go to the engine through a few lanes (sub-sources), each of
+// which diffs one batch of units per Enumerate call and lists their
+// fragments. The engine asks a lane for its next batch only once the
+// last one is admitted to its frontier, so what waits is bounded: the
+// fragments in flight (fragmentsPerWorker a worker) and one listed batch
+// a lane (unitBatch units, cut short past laneBytes of fragments). A
+// sub-source per batch, all handed out at once, let every batch be diffed
+// and listed while the frontier was full: on prometheus' history, with
+// its megabytes of generated lines, that held 680 MiB of fragments.
 func (h *history) scanFragments(ctx context.Context) (scan.Stats, error) {
 	opts := h.sopts
 	opts.NoGitleaksIgnore = true // the repository's was loaded into Ignore
 	opts.Shard = scan.Shard{}    // the commits are this shard's already
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = fragmentsPerWorker * workers
+	}
 	mf, _ := opts.Detector.(scan.MayFinder)
 	pool := &sync.Pool{New: func() any { return &unitScratch{scratch: opts.Detector.NewScratch()} }}
 	var srcs []scan.Source
-	for lo := 0; lo < len(h.units); lo += unitBatch {
-		srcs = append(srcs, &unitSource{h: h, units: h.units[lo:min(lo+unitBatch, len(h.units))], mf: mf, pool: pool})
+	if len(h.units) > 0 {
+		q := &unitQueue{units: h.units}
+		for range min(lanesPerWorker*workers, (len(h.units)+unitBatch-1)/unitBatch) {
+			srcs = append(srcs, &unitSource{h: h, q: q, mf: mf, pool: pool})
+		}
 	}
 	if inc := h.inc; inc != nil {
 		if len(inc.replay) > 0 {
@@ -59,20 +92,18 @@ func (h *history) scanFragments(ctx context.Context) (scan.Stats, error) {
 	return scan.ScanSources(ctx, opts, &rootSource{subs: srcs})
 }
 
-// rootSource hands the batches of units out as sub-sources, which the
-// engine enumerates on several workers at once.
+// rootSource hands the lanes out as sub-sources, which the engine
+// enumerates on several workers at once.
 type rootSource struct {
 	subs []scan.Source
-	next int
 }
 
 func (r *rootSource) Enumerate(_ context.Context, b *scan.Batch) (bool, error) {
-	end := min(r.next+64, len(r.subs))
-	for _, s := range r.subs[r.next:end] {
+	for _, s := range r.subs {
 		b.AddSource(s)
 	}
-	r.next = end
-	return r.next < len(r.subs), nil
+	r.subs = nil
+	return false, nil
 }
 
 // unitScratch is the working memory of one batch being diffed, from a
@@ -92,31 +123,60 @@ type unitScratch struct {
 	// bigHeld says the worker holds history.bigMu for the change it is
 	// diffing.
 	bigHeld bool
+	// listed counts the bytes of the fragments listed by the batch.
+	listed int
 }
 
-// unitSource diffs a batch of units in one call, with working memory
-// from the pool for the length of the call: at most one scratch per
-// worker is in use, and its buffers serve batch after batch.
-type unitSource struct {
-	h     *history
+// unitQueue hands the units out to the lanes, unitBatch at a time, in
+// diff order.
+type unitQueue struct {
 	units []*unit
-	mf    scan.MayFinder
-	pool  *sync.Pool
+	next  atomic.Int64
+}
+
+// take returns the next batch of units, or none when all are taken.
+func (q *unitQueue) take() []*unit {
+	hi := q.next.Add(unitBatch)
+	lo := hi - unitBatch
+	if lo >= int64(len(q.units)) {
+		return nil
+	}
+	return q.units[lo:min(hi, int64(len(q.units)))]
+}
+
+// unitSource is a lane: each Enumerate call diffs a batch of units and
+// lists their fragments, with working memory from the pool for the
+// length of the call, so that at most one scratch per worker is in use
+// and its buffers serve batch after batch. A batch cut short (laneBytes)
+// leaves the rest of its units to the lane's next call.
+type unitSource struct {
+	h    *history
+	q    *unitQueue
+	left []*unit // the units of the lane's batch not diffed yet (a window on history.units)
+	mf   scan.MayFinder
+	pool *sync.Pool
 }
 
 func (s *unitSource) Enumerate(ctx context.Context, b *scan.Batch) (bool, error) {
+	if len(s.left) == 0 {
+		if s.left = s.q.take(); len(s.left) == 0 {
+			return false, nil
+		}
+	}
 	sc := s.pool.Get().(*unitScratch)
 	defer func() {
-		sc.prevID, sc.prev = odb.ID{}, sc.prev[:0]
+		sc.prevID, sc.prev, sc.listed = odb.ID{}, sc.prev[:0], 0
 		s.pool.Put(sc)
 	}()
-	for _, u := range s.units {
+	for len(s.left) > 0 && sc.listed < laneBytes {
 		if ctx.Err() != nil {
-			break
+			return false, nil
 		}
+		u := s.left[0]
+		s.left = s.left[1:]
 		s.h.process(u, sc, s.mf, b)
 	}
-	return false, nil
+	return true, nil
 }
 
 // process diffs one unit and adds its fragments to b.
@@ -179,6 +239,24 @@ func (h *history) process(u *unit, sc *unitScratch, mf scan.MayFinder, b *scan.B
 		}
 		h.fragment(u, newData[lo:hi], line, sc, mf, b)
 	}
+	sc.keepDiffer()
+}
+
+// differKeep is the most working memory a worker's differ keeps from
+// pair to pair (it grows about a hundred bytes a line of the largest pair
+// diffed): past it, and for lineStarts' list past a quarter of it, both
+// are let go, so that a file of a hundred thousand lines met once does
+// not hold 15 MiB for the rest of a history.
+const differKeep = 4 << 20
+
+// keepDiffer lets go of the differ's memory after a large pair.
+func (sc *unitScratch) keepDiffer() {
+	if sc.differ.Footprint() > differKeep {
+		sc.differ = linediff.Differ{}
+	}
+	if 8*cap(sc.lines) > differKeep/4 {
+		sc.lines = nil
+	}
 }
 
 // dropBig lets go of buffers grown for a big change.
@@ -210,12 +288,12 @@ func (h *history) processMerge(u *unit, sc *unitScratch, mf scan.MayFinder, b *s
 	sc.lines = lineStarts(newData, sc.lines[:0])
 	nlines := len(sc.lines) - 1
 	sc.marks = append(sc.marks[:0], make([]uint8, nlines)...)
-	binary := false
-	for i, pid := range u.parents {
+	binary, quiet := false, false
+	for i, pf := range u.parents {
 		var old []byte
-		if !pid.IsZero() {
+		if !pf.id.IsZero() {
 			var err error
-			if sc.old, err = h.content(pid, u.pmodes[i], sc.old, sc); err != nil {
+			if sc.old, err = h.content(pf.id, pf.mode, sc.old, sc); err != nil {
 				h.lose(u, b, err)
 				return
 			}
@@ -224,6 +302,16 @@ func (h *history) processMerge(u *unit, sc *unitScratch, mf scan.MayFinder, b *s
 		if h.isBinary(old, newData) {
 			binary = true
 			break
+		}
+		// A line added against every parent is added against the first,
+		// so it lies in the changed region against the first: when no rule
+		// could find anything there, nothing is diffed (every parent is
+		// still read, since one that is binary makes the change binary).
+		if i == 0 && mf != nil && !mf.MayFind(sc.scratch, u.path, changedRegion(old, newData)) {
+			quiet = true
+		}
+		if quiet {
+			continue
 		}
 		sc.hunks = sc.differ.Diff(old, newData, sc.hunks[:0])
 		for _, hk := range sc.hunks {
@@ -236,6 +324,10 @@ func (h *history) processMerge(u *unit, sc *unitScratch, mf scan.MayFinder, b *s
 	}
 	if binary {
 		h.binaryUnit(u, b)
+		return
+	}
+	if quiet {
+		h.quiet.Add(1)
 		return
 	}
 	h.diffed.Add(1)
@@ -252,6 +344,7 @@ func (h *history) processMerge(u *unit, sc *unitScratch, mf scan.MayFinder, b *s
 		h.fragment(u, newData[sc.lines[l]:sc.lines[e]], l+1, sc, mf, b)
 		l = e
 	}
+	sc.keepDiffer()
 }
 
 // fragment hands one run of added lines to the engine, unless the
@@ -261,6 +354,7 @@ func (h *history) fragment(u *unit, text []byte, line int, sc *unitScratch, mf s
 		return
 	}
 	h.fragments.Add(1)
+	sc.listed += len(text)
 	data := append([]byte{}, text...) // not nil, even when empty
 	o := scan.Object{Name: u.path, Line: line, Expand: h.expand(u), Fragment: true}
 	if len(data) <= bigUnit {

@@ -1,11 +1,15 @@
 package git
 
 import (
+	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spindle-go/spindle/scan/git/internal/linediff"
+	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
 )
 
 // TestChangedRegionHoldsEveryAddedLine: for random pairs of files made of
@@ -100,4 +104,49 @@ func regionOffset(b, sub []byte) int {
 		}
 	}
 	panic("not a subslice")
+}
+
+// TestGroupChangesWhenHashesCollide: changes are grouped into units by a
+// 64-bit hash of what makes them distinct, and by comparing them where
+// two share a hash. With a hash that makes every change collide, the
+// units are the same as with the real one: the same changes, each with
+// the commits that make it, in the same order; merges never grouped.
+func TestGroupChangesWhenHashesCollide(t *testing.T) {
+	id := func(b byte) odb.ID { var x odb.ID; x[0] = b; return x }
+	mk := func(path string, old, new byte, mode odb.Mode) change {
+		return change{path: path, oldID: id(old), newID: id(new), oldMode: mode, newMode: mode}
+	}
+	merge := change{path: "a", newID: id(9), newMode: odb.ModeFile, parents: []parentFile{{id(1), odb.ModeFile}, {}}}
+	results := []commitResult{
+		{changes: []change{mk("a", 1, 2, odb.ModeFile), mk("b", 1, 2, odb.ModeFile)}},
+		{changes: []change{mk("a", 1, 2, odb.ModeFile), merge, mk("a", 1, 2, odb.ModeSymlink)}},
+		{changes: []change{mk("b", 1, 2, odb.ModeFile), merge, mk("a", 1, 2, odb.ModeExecutable), mk("a", 2, 1, odb.ModeFile)}},
+	}
+	group := func() []string {
+		h := &history{commits: make([]*commit, len(results)), tainted: make([]bool, len(results)), todo: []int32{0, 1, 2}}
+		for i := range h.commits {
+			h.commits[i] = &commit{}
+		}
+		if n := h.groupChanges(results); n != 9 {
+			t.Fatalf("%d changes, want 9", n)
+		}
+		var out []string
+		for _, u := range h.units {
+			out = append(out, fmt.Sprintf("%s %x>%x %o merge=%v %v", u.path, u.oldID[0], u.newID[0], u.newMode, u.parents != nil, u.commits))
+		}
+		return out
+	}
+	want := group()
+	defer func(f func(*unitKey, maphash.Seed) uint64) { unitHash = f }(unitHash)
+	unitHash = func(*unitKey, maphash.Seed) uint64 { return 7 }
+	got := group()
+	if !slices.Equal(got, want) {
+		t.Fatalf("with colliding hashes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// a 1>2 file at commits 0 and 1; the executable one is the same kind
+	// (a file), so it joins them; b at 0 and 2; the link, the reverse
+	// change and the two merges are units of their own.
+	if len(want) != 6 || want[0] != "a 1>2 100644 merge=false [0 1 2]" || want[1] != "b 1>2 100644 merge=false [0 2]" {
+		t.Fatalf("units:\n%s", strings.Join(want, "\n"))
+	}
 }

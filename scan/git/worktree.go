@@ -82,7 +82,7 @@ func (r *Repository) scanWorktree(ctx context.Context, sopts scan.Options, stage
 	fcs = detectRenames(fcs, &bc)
 	for i := range fcs {
 		if c, ok := fcs[i].added(); ok {
-			h.units = append(h.units, &unit{change: c, commits: []int32{0}})
+			h.units = append(h.units, &unit{change: &c, commits: []int32{0}})
 		}
 	}
 	st.Commits, st.Changes, st.Pairs = 1, int64(len(h.units)), int64(len(h.units))

@@ -30,7 +30,9 @@ dir)
 	;;
 git)
 	a=("$GITLEAKS" git "$target" -c "$GLC" --no-banner -l error --exit-code 0 -r "$out/a.json" -f json)
-	b=("$out/spindle" git -c "$GLC" -q --exit-code 0 -r "$out/b.json" -f json "$target")
+	# --no-cache: every run scans every commit, as gitleaks does (with the
+	# history store, the runs after the first would read it instead).
+	b=("$out/spindle" git --no-cache -c "$GLC" -q --exit-code 0 -r "$out/b.json" -f json "$target")
 	;;
 staged)
 	a=("$GITLEAKS" git --pre-commit --staged "$target" -c "$GLC" --no-banner -l error --exit-code 0 -r "$out/a.json" -f json)

@@ -84,6 +84,18 @@ type box struct {
 
 func (s *side) lines() int { return len(s.starts) - 1 }
 
+// Footprint returns about how many bytes of working memory d holds: what
+// its largest pair so far made it grow. A caller that keeps a Differ from
+// pair to pair can let go of one grown large (a Differ's zero value is
+// ready to use).
+func (d *Differ) Footprint() int {
+	n := 24*cap(d.classes) + cap(d.action) + 8*cap(d.kv) + 40*cap(d.boxes)
+	for _, s := range [2]*side{&d.old, &d.new} {
+		n += 4*(cap(s.starts)+cap(s.class)+cap(s.kept)+cap(s.keptClass)) + cap(s.changedBuf)
+	}
+	return n
+}
+
 func (s *side) line(i int) []byte { return s.data[s.starts[i]:s.starts[i+1]] }
 
 func (s *side) changed(i int) bool { return s.changedBuf[i+1] != 0 }

@@ -104,6 +104,12 @@ func AppendTree(es []TreeEntry, data []byte, hs int) ([]TreeEntry, error) {
 	return es, nil
 }
 
+// ParseTreeEntry decodes the entry at the start of a tree object's
+// content data, its id hs bytes long, and returns it with its length in
+// bytes: AppendTree one entry at a time, for a reader that can stop
+// before the end.
+func ParseTreeEntry(data []byte, hs int) (TreeEntry, int, error) { return parseTreeEntry(data, hs) }
+
 // parseTreeEntry decodes the entry at the start of data and returns its
 // length; its id is hs bytes long.
 func parseTreeEntry(data []byte, hs int) (TreeEntry, int, error) {

@@ -1,0 +1,257 @@
+package git
+
+import (
+	"crypto/sha1"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spindle-go/spindle/scan/internal/gitrepo"
+	"github.com/spindle-go/spindle/scan/internal/gitrepo/odb"
+)
+
+// TestTreeDiffSkipsSharedBytesExactly: the tree diff does not parse the
+// bytes two trees share at their start and end. On random pairs of
+// nested trees, made of few names so that they share long runs of
+// entries, and edited by adding, deleting, changing, retyping and
+// re-moding entries, it lists exactly the changes of a diff that parses
+// every entry of both trees, in the same order; and restricted to a set
+// of paths, exactly those of them.
+func TestTreeDiffSkipsSharedBytesExactly(t *testing.T) {
+	db, err := odb.Open(t.TempDir(), odb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 3000
+	if testing.Short() {
+		n = 500
+	}
+	for i := range n {
+		trees := map[odb.ID][]byte{}
+		a := randomTree(rng, trees, 0)
+		b := editTree(rng, trees, a, 0)
+		if i%10 == 0 {
+			b = a // identical trees
+		}
+		idA, idB := putTree(trees, a), putTree(trees, b)
+		d := &treeDiffer{objs: &gitrepo.Objects{DB: db}, sel: &selection{}}
+		d.recent.trees = trees // every tree, read from here
+		if err := d.diff(idA, idB); err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		fullDiff(t, trees, idA, idB, "", nil, &want)
+		if got := describeChanges(d.changes); !slices.Equal(got, want) {
+			t.Fatalf("pair %d:\n got %s\nwant %s", i, strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+		}
+		// Restricted to some of the paths that changed, and one that did not.
+		var only pathSet
+		only.reset()
+		keep := map[string]bool{"a/a/b": true}
+		only.add("a/a/b")
+		for _, fc := range d.changes {
+			if rng.IntN(2) == 0 {
+				only.add(fc.path)
+				keep[fc.path] = true
+			}
+		}
+		d.only = &only
+		if err := d.diff(idA, idB); err != nil {
+			t.Fatal(err)
+		}
+		d.only = nil
+		var wantOnly []string
+		fullDiff(t, trees, idA, idB, "", keep, &wantOnly)
+		if got := describeChanges(d.changes); !slices.Equal(got, wantOnly) {
+			t.Fatalf("pair %d, restricted:\n got %s\nwant %s", i, strings.Join(got, "\n     "), strings.Join(wantOnly, "\n     "))
+		}
+	}
+}
+
+// testTree is a tree being built: its entries by name.
+type testTree map[string]testEntry
+
+type testEntry struct {
+	mode odb.Mode
+	id   odb.ID
+	sub  testTree // for a subtree
+}
+
+var testNames = []string{"a", "b", "a.go", "ab", "a-b", "b.txt"}
+
+func randomTree(rng *rand.Rand, trees map[odb.ID][]byte, depth int) testTree {
+	t := testTree{}
+	for _, name := range testNames {
+		if rng.IntN(3) == 0 {
+			continue
+		}
+		t[name] = randomEntry(rng, trees, depth)
+	}
+	return t
+}
+
+func randomEntry(rng *rand.Rand, trees map[odb.ID][]byte, depth int) testEntry {
+	if depth < 3 && rng.IntN(3) == 0 {
+		return testEntry{mode: odb.ModeTree, sub: randomTree(rng, trees, depth+1)}
+	}
+	var id odb.ID
+	id[0], id[19] = byte(rng.IntN(4)), byte(rng.IntN(256)) // few ids: equal blobs happen
+	mode := []odb.Mode{odb.ModeFile, odb.ModeFile, odb.ModeExecutable, odb.ModeSymlink, odb.ModeGitlink}[rng.IntN(5)]
+	return testEntry{mode: mode, id: id}
+}
+
+// editTree returns a copy of t with a few random edits, at any depth.
+func editTree(rng *rand.Rand, trees map[odb.ID][]byte, t testTree, depth int) testTree {
+	out := testTree{}
+	for name, e := range t {
+		out[name] = e
+	}
+	for _, name := range testNames {
+		e, ok := out[name]
+		switch r := rng.IntN(12); {
+		case ok && e.mode.IsTree() && r < 6:
+			e.sub = editTree(rng, trees, e.sub, depth+1)
+			out[name] = e
+		case r == 0 && ok:
+			delete(out, name)
+		case r == 1:
+			out[name] = randomEntry(rng, trees, depth)
+		case r == 2 && ok && !e.mode.IsTree():
+			e.mode ^= odb.ModeFile ^ odb.ModeExecutable
+			out[name] = e
+		}
+	}
+	return out
+}
+
+// putTree encodes t (its subtrees first) into trees and returns its id.
+func putTree(trees map[odb.ID][]byte, t testTree) odb.ID {
+	names := make([]string, 0, len(t))
+	for name := range t {
+		names = append(names, name)
+	}
+	key := func(name string) string {
+		if t[name].mode.IsTree() {
+			return name + "/"
+		}
+		return name
+	}
+	slices.SortFunc(names, func(x, y string) int { return strings.Compare(key(x), key(y)) })
+	var data []byte
+	for _, name := range names {
+		e := t[name]
+		if e.mode.IsTree() {
+			e.id = putTree(trees, e.sub)
+		}
+		data = fmt.Appendf(data, "%o %s\x00", uint32(e.mode), name)
+		data = append(data, e.id[:20]...)
+	}
+	var id odb.ID
+	sum := sha1.Sum(data)
+	copy(id[:], sum[:])
+	id[0] |= 0x80 // apart from the blobs' ids
+	trees[id] = data
+	return id
+}
+
+// fullDiff is the tree diff parsing every entry of both trees; keep, if
+// not nil, restricts it to those paths.
+func fullDiff(t *testing.T, trees map[odb.ID][]byte, a, b odb.ID, base string, keep map[string]bool, out *[]string) {
+	read := func(id odb.ID) []odb.TreeEntry {
+		if id.IsZero() {
+			return nil
+		}
+		es, err := odb.AppendTree(nil, trees[id], 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return es
+	}
+	under := func(dir string) bool {
+		if keep == nil {
+			return true
+		}
+		for p := range keep {
+			if strings.HasPrefix(p, dir+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	emit := func(st byte, path string, x, y odb.TreeEntry) {
+		if keep == nil || keep[path] {
+			*out = append(*out, fmt.Sprintf("%c %s %x %x %o %o", st, path, x.ID[:2], y.ID[:2], x.Mode, y.Mode))
+		}
+	}
+	one := func(e odb.TreeEntry, base string, added bool) {
+		path := base + string(e.Name)
+		if e.Mode.IsTree() {
+			if !under(path) {
+				return
+			}
+			if added {
+				fullDiff(t, trees, odb.ID{}, e.ID, path+"/", keep, out)
+			} else {
+				fullDiff(t, trees, e.ID, odb.ID{}, path+"/", keep, out)
+			}
+			return
+		}
+		if added {
+			emit('A', path, odb.TreeEntry{}, e)
+		} else {
+			emit('D', path, e, odb.TreeEntry{})
+		}
+	}
+	ea, eb := read(a), read(b)
+	i, j := 0, 0
+	for i < len(ea) || j < len(eb) {
+		c := 0
+		switch {
+		case i == len(ea):
+			c = 1
+		case j == len(eb):
+			c = -1
+		default:
+			c = baseNameCompare(ea[i].Name, ea[i].Mode, eb[j].Name, eb[j].Mode)
+		}
+		switch {
+		case c < 0:
+			one(ea[i], base, false)
+			i++
+		case c > 0:
+			one(eb[j], base, true)
+			j++
+		default:
+			x, y := ea[i], eb[j]
+			i, j = i+1, j+1
+			if x.ID == y.ID && x.Mode == y.Mode {
+				continue
+			}
+			path := base + string(x.Name)
+			if x.Mode.IsTree() {
+				if under(path) {
+					fullDiff(t, trees, x.ID, y.ID, path+"/", keep, out)
+				}
+				continue
+			}
+			switch {
+			case x.Mode&0o170000 != y.Mode&0o170000:
+				emit('T', path, x, y)
+			case x.ID != y.ID:
+				emit('M', path, x, y)
+			}
+		}
+	}
+}
+
+func describeChanges(fcs []fileChange) []string {
+	var out []string
+	for _, fc := range fcs {
+		out = append(out, fmt.Sprintf("%c %s %x %x %o %o", fc.status, fc.path, fc.oldID[:2], fc.newID[:2], fc.oldMode, fc.newMode))
+	}
+	return out
+}
