@@ -353,6 +353,7 @@ func addHistory(a, b git.Stats) git.Stats {
 	a.Phases.BytesRead += b.Phases.BytesRead
 	a.Commits += b.Commits
 	a.Cached += b.Cached
+	a.Walked += b.Walked
 	if a.Store == "" {
 		a.Store = b.Store
 	}

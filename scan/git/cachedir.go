@@ -146,6 +146,10 @@ func PruneStores(dir string, unused time.Duration) ([]string, error) {
 			os.Remove(rdir) // fails, harmlessly, if anything else is there
 		}
 	}
+	if left, err := ListStores(dir); err == nil && len(left) == 0 {
+		// The roots of the HEADs scanned last serve the stores only.
+		os.Remove(filepath.Join(dir, headsFile))
+	}
 	return removed, nil
 }
 
