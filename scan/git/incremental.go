@@ -323,7 +323,7 @@ func (inc *incremental) taintPath(h *history, path string) {
 // save stores what the scan's commits yielded, those no warning concerns.
 // reachable lists every commit of the selection when it is all that some
 // tips reach (selection.reachOnly), so that a merge of the store drops
-// the commits they no longer reach; nil otherwise. started is
+// the commits they do not reach; nil otherwise. started is
 // where the walk started.
 func (inc *incremental) save(h *history, shallow map[odb.ID]bool, reachable []*commit, started []odb.ID) {
 	if inc.taintAll {
