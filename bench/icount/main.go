@@ -27,6 +27,7 @@ import (
 
 	"github.com/spindle-go/spindle"
 	"github.com/spindle-go/spindle/fork"
+	"github.com/spindle-go/spindle/internal/classic"
 )
 
 type node struct {
@@ -204,40 +205,6 @@ func floorR(t *floorTask, n *node) int {
 	return s
 }
 
-func fibSeq(n int) int {
-	if n < 2 {
-		return n
-	}
-	return fibSeq(n-1) + fibSeq(n-2)
-}
-
-func fibRec(r *fork.Rec[int, int], n int) int {
-	if n < 2 {
-		return n
-	}
-	r.Fork(n - 2)
-	a := fibRec(r, n-1)
-	b, ok := r.Join()
-	if !ok {
-		b = fibRec(r, n-2)
-	}
-	return a + b
-}
-
-func fibFuture(t *fork.Task, n int) int {
-	if n < 2 {
-		return n
-	}
-	var f fork.Future[int, int]
-	f.Fork(t, fibFuture, n-2)
-	a := fibFuture(t, n-1)
-	b, ok := f.Join(t)
-	if !ok {
-		b = fibFuture(t, n-2)
-	}
-	return a + b
-}
-
 var sink atomic.Int64
 
 //go:noinline
@@ -333,11 +300,11 @@ func main() {
 		switch *variant {
 		case "none":
 		case "seq":
-			sink.Add(int64(fibSeq(25)))
+			sink.Add(int64(classic.FibSeq(25)))
 		case "rec":
-			sink.Add(int64(fork.Recurse(p, fibRec, 25)))
+			sink.Add(int64(fork.Recurse(p, classic.FibRec, 25)))
 		case "future":
-			sink.Add(int64(fork.Call(p, fibFuture, 25)))
+			sink.Add(int64(fork.Call(p, classic.FibFuture, 25)))
 		default:
 			fail(*variant)
 		}
