@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -435,13 +436,8 @@ func TestIncrementalStoreDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(5, 5))
-	damage := map[string]func() []byte{
-		"truncated": func() []byte { return good[:rng.IntN(len(good))] },
-		"a byte changed": func() []byte {
-			b := slices.Clone(good)
-			b[rng.IntN(len(b))] ^= byte(1 + rng.IntN(255))
-			return b
-		},
+	damage := fileDamages(good, rng)
+	maps.Copy(damage, map[string]func() []byte{
 		"empty":       func() []byte { return nil },
 		"not a store": func() []byte { return []byte("hello, world\n") },
 		"another key": func() []byte {
@@ -454,7 +450,7 @@ func TestIncrementalStoreDamage(t *testing.T) {
 			b[len(storeMagic)] = 0
 			return append(b, sumOf(b)...)
 		},
-	}
+	})
 	for name, build := range damage {
 		for try := range 3 {
 			ents, _ := os.ReadDir(first.st.Store)
@@ -475,6 +471,19 @@ func TestIncrementalStoreDamage(t *testing.T) {
 				t.Errorf("%s (%d): after the rewrite %d of %d commits from the store, warnings %v", name, try, again.st.Cached, again.st.Commits, again.warns)
 			}
 		}
+	}
+}
+
+// fileDamages returns ways to damage a file whose content is good: cut at a
+// random length, or a random byte changed.
+func fileDamages(good []byte, rng *rand.Rand) map[string]func() []byte {
+	return map[string]func() []byte{
+		"truncated": func() []byte { return good[:rng.IntN(len(good))] },
+		"a byte changed": func() []byte {
+			b := slices.Clone(good)
+			b[rng.IntN(len(b))] ^= byte(1 + rng.IntN(255))
+			return b
+		},
 	}
 }
 

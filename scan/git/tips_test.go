@@ -204,18 +204,11 @@ func TestIncrementalRecordDamage(t *testing.T) {
 			t.Errorf("%s, again: walked %d, %d of %d commits from the store", what, again.st.Walked, again.st.Cached, again.st.Commits)
 		}
 	}
-	damage := map[string]func() []byte{
-		"truncated": func() []byte { return good[:rng.IntN(len(good))] },
-		"a byte changed": func() []byte {
-			b := slices.Clone(good)
-			b[rng.IntN(len(b))] ^= byte(1 + rng.IntN(255))
-			return b
-		},
-		"another key": func() []byte {
-			b := slices.Clone(good[:len(good)-32])
-			b[len(recordMagic)+2] ^= 1
-			return append(b, sumOf(b)...)
-		},
+	damage := fileDamages(good, rng)
+	damage["another key"] = func() []byte {
+		b := slices.Clone(good[:len(good)-32])
+		b[len(recordMagic)+2] ^= 1
+		return append(b, sumOf(b)...)
 	}
 	tries := 3
 	if testing.Short() {
