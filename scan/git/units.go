@@ -230,9 +230,8 @@ func (h *history) process(u *unit, sc *unitScratch, mf scan.MayFinder, b *scan.B
 	}
 	h.diffed.Add(1)
 	sc.hunks = sc.differ.Diff(oldData, newData, sc.hunks[:0])
-	sc.lines = lineStarts(newData, sc.lines[:0])
 	for _, hk := range sc.hunks {
-		lo, hi := sc.lines[hk.NewStart], sc.lines[hk.NewStart+hk.NewLines]
+		lo, hi := sc.differ.Span(hk)
 		line := hk.NewStart + 1
 		if hk.NewLines == 0 {
 			line = hk.NewStart // git's header names the line before

@@ -21,6 +21,9 @@ type Detector struct {
 	npatterns int          // patterns in keywords
 	rareFrom  int          // pattern ids >= rareFrom are rare-rune sentinels
 	nonASCII  bool         // some keyword has a non-ASCII byte (see Scan)
+	// opens lists, per keyword pattern of ASCII bytes only, the reported
+	// content rules whose gate it is in (see MayFind).
+	opens     [][]int32
 	maxWindow int
 
 	decodeDepth int       // Settings.MaxDecodeDepth, resolved; 0: off
@@ -335,6 +338,17 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 				if k[i] >= utf8.RuneSelf {
 					d.nonASCII = true
 				}
+			}
+		}
+	}
+	d.opens = make([][]int32, len(patList))
+	for i, r := range d.rules {
+		if r.PathOnly || r.skipReport {
+			continue
+		}
+		for _, p := range r.gate {
+			if isASCII([]byte(patList[p])) {
+				d.opens[p] = append(d.opens[p], int32(i))
 			}
 		}
 	}

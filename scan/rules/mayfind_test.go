@@ -1,6 +1,10 @@
 package rules
 
 import (
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -90,5 +94,120 @@ regex = '''\b[0-9]{12}\b'''
 		if found > 0 != c.may {
 			t.Errorf("%q: Scan found %d", c.extra, found)
 		}
+	}
+}
+
+// referenceMayFind is MayFind as it was before gateHit: every keyword
+// occurrence found at once over all of data, then every rule's gate.
+func referenceMayFind(s *Scratch, path string, data []byte) bool {
+	s.setPath(path)
+	if s.skip {
+		return false
+	}
+	d := s.d
+	for _, i := range d.pathOnly {
+		if s.active[i] {
+			return true
+		}
+	}
+	if len(data) == 0 {
+		return false
+	}
+	slow := s.prefilter(data)
+	if slow || len(s.hits) > 0 || d.ungated {
+		for _, r := range d.rules {
+			if r.PathOnly || r.skipReport || !s.active[r.index] {
+				continue
+			}
+			if s.gateOpen(r, data, slow) {
+				return true
+			}
+		}
+	}
+	return d.decodeDepth > 0 && len(d.enc.findCandidates(data, 0, len(data), nil)) > 0
+}
+
+// TestMayFindAgreesWithOneSearch: MayFind, which searches data in pieces
+// and stops at the first keyword that opens an active rule's gate, says
+// what one search of all of data says, with keywords placed across the
+// pieces' edges, rules that a path turns off, a non-ASCII keyword and rare
+// runes; decoding on and off.
+func TestMayFindAgreesWithOneSearch(t *testing.T) {
+	const cfg = mayFindTok + `
+[[rules]]
+id = "pw"
+regex = '''passw[o0]rd\s*=\s*\S{8,}'''
+keywords = ["password", "passw0rd"]
+[rules.allowlist]
+paths = ['''\.md$''']
+
+[[rules]]
+id = "ru"
+regex = '''пароль=\S+'''
+keywords = ["пароль"]
+
+[[rules]]
+id = "only-go"
+path = '''\.go$'''
+regex = '''zzkey[0-9]{4}'''
+keywords = ["zzkey"]
+`
+	rng := rand.New(rand.NewPCG(7, 29))
+	words := []string{"tok_", "TOK_", "password", "PassW0rd", "пароль", "ПАРОЛЬ", "zzkey", "K", "ſ", "İ", "dG9rXzAxMjM0NTY3ODlhYmNkZWY="}
+	edges := []int{1 << 10, 3 << 10, 7 << 10, 15 << 10, 31 << 10}
+	for _, depth := range []int{-1, 0} {
+		d := mustDetectorWith(t, cfg, Settings{MaxDecodeDepth: depth})
+		s, ref := d.NewScratch(), d.NewScratch()
+		for i := range 3000 {
+			size := rng.IntN(40 << 10)
+			text := []byte(strings.Repeat("lorem ipsum dolor sit amet\n", size/27+1))[:size]
+			for range rng.IntN(3) {
+				w := words[rng.IntN(len(words))]
+				at := rng.IntN(len(text) + 1)
+				if rng.IntN(2) == 0 {
+					// Across an edge of the pieces.
+					at = edges[rng.IntN(len(edges))] - rng.IntN(len(w)+1)
+				}
+				if at < 0 || at+len(w) > len(text) {
+					continue
+				}
+				copy(text[at:], w)
+			}
+			path := []string{"a.go", "b.txt", "c.md"}[i%3]
+			if got, want := s.MayFind(path, text), referenceMayFind(ref, path, text); got != want {
+				t.Fatalf("depth %d, %s, %d bytes: MayFind = %v, one search says %v", depth, path, len(text), got, want)
+			}
+		}
+	}
+}
+
+// TestMayFindAgreesWithOneSearchOnBuiltinRules: the same on this
+// repository's own files with the built-in rules, whole and cut at random.
+func TestMayFindAgreesWithOneSearchOnBuiltinRules(t *testing.T) {
+	d, err := Compile(Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ref := d.NewScratch(), d.NewScratch()
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 0
+	err = filepath.WalkDir("../..", func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || n >= 400 {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		for _, cut := range [][]byte{data, data[rng.IntN(len(data)+1):]} {
+			if got, want := s.MayFind(path, cut), referenceMayFind(ref, path, cut); got != want {
+				t.Fatalf("%s (%d bytes): MayFind = %v, one search says %v", path, len(cut), got, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

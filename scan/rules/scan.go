@@ -240,8 +240,14 @@ func (d *Detector) collect(s *Scratch, path string, data []byte) []found {
 // rune on which ASCII folding and gitleaks' strings.ToLower disagree, or a
 // non-ASCII byte while some keyword is non-ASCII.
 func (s *Scratch) prefilter(data []byte) (slow bool) {
+	s.hits = s.d.keywords.find(data, s.hits[:0], &s.kw)
+	return s.sortHits(data)
+}
+
+// sortHits is prefilter once s.hits holds every keyword occurrence in
+// data.
+func (s *Scratch) sortHits(data []byte) (slow bool) {
 	d := s.d
-	s.hits = d.keywords.find(data, s.hits[:0], &s.kw)
 	clear(s.count)
 	s.rareOnly = false
 	for _, h := range s.hits {
@@ -277,10 +283,15 @@ func (s *Scratch) group(slow bool) bool {
 		s.byPattern[s.fill[h.pattern]] = h.end
 		s.fill[h.pattern]++
 	}
+	s.forget()
+	return slow
+}
+
+// forget resets what the Scratch knows of the buffer it searched last.
+func (s *Scratch) forget() {
 	s.lowerDone, s.validity = false, 0
 	s.lines.built, s.lines.allowBuilt, s.lines.crAt = false, false, 0
 	s.lineVerdicts = s.lineVerdicts[:0]
-	return slow
 }
 
 // gateOpen is gitleaks' keyword test: does any of the rule's keywords occur

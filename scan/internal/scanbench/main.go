@@ -10,7 +10,9 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"sort"
+	"time"
 
 	"github.com/spindle-go/spindle/scan"
 	"github.com/spindle-go/spindle/scan/git"
@@ -19,11 +21,13 @@ import (
 )
 
 func main() {
+	start := time.Now()
 	config := flag.String("c", "", "gitleaks-schema config (default: built-in rules)")
 	workers := flag.Int("j", 0, "workers (default GOMAXPROCS)")
 	chunk := flag.Int("chunk", 0, "chunk size")
 	out := flag.String("out", "", "write file<TAB>line<TAB>rule per finding, sorted")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile")
+	traceFile := flag.String("trace", "", "write an execution trace")
 	binary := flag.Bool("binary", false, "scan binary files too")
 	gitignore := flag.Bool("gitignore", false, "honour .gitignore and .ignore files")
 	repeat := flag.Int("n", 1, "repeat the scan n times (for profiles)")
@@ -53,9 +57,16 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
+	if *traceFile != "" {
+		f, _ := os.Create(*traceFile)
+		trace.Start(f)
+		defer trace.Stop()
+	}
+	fmt.Fprintf(os.Stderr, "ready after %v (config read, rules compiled)\n", time.Since(start))
 	if *history {
 		for range *repeat {
 			var n int
+			t0 := time.Now()
 			st, err := git.Scan(context.Background(), flag.Arg(0), git.Options{}, scan.Options{
 				Detector: scan.Rules(det), Workers: *workers, ArchiveDepth: *archives,
 				OnFinding: func(report.Finding) { n++ },
@@ -68,6 +79,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "findings %d commits %d changes %d pairs %d (diffed %d, quiet %d, binary %d) fragments %d (%.1f MB scanned), blobs %.1f MB; walk %v, tree diffs %v, line diffs %v (summed), total %v\n",
 				n, st.Commits, st.Changes, st.Pairs, st.Diffed, st.Quiet, st.Binary, st.Fragments, float64(st.Bytes)/1e6,
 				float64(st.BlobBytes)/1e6, st.Walk, st.TreeDiff, st.LineDiff, st.Duration)
+			fmt.Fprintf(os.Stderr, "git.Scan returned after %v\n", time.Since(t0))
 		}
 		return
 	}

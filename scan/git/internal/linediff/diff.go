@@ -34,6 +34,10 @@ type Differ struct {
 	seeded bool
 
 	old, new side
+	// whole is the length of the new file when the last Diff answered
+	// with one hunk of whole files, without splitting lines (-1 when it
+	// split them): what Span needs to place that hunk.
+	whole int
 
 	// classes is an open-addressing hash table of the equivalence classes
 	// of lines, sized to a power of two at least twice the number of lines
@@ -128,6 +132,7 @@ func (s *side) unchangedRun(i int) int {
 // no whitespace options. Binary content is diffed like text: ask IsBinary
 // first where git would say "Binary files differ".
 func (d *Differ) Diff(a, b []byte, dst []Hunk) []Hunk {
+	d.whole = len(b)
 	if bytes.Equal(a, b) {
 		return dst
 	}
@@ -136,6 +141,7 @@ func (d *Differ) Diff(a, b []byte, dst []Hunk) []Hunk {
 		// an input too large for git to diff.
 		return append(dst, Hunk{0, countLines(a), 0, countLines(b)})
 	}
+	d.whole = -1
 	na, nb := cutCommonTail(a, b)
 	d.prepare(a[:na], b[:nb])
 	d.search()
@@ -144,6 +150,22 @@ func (d *Differ) Diff(a, b []byte, dst []Hunk) []Hunk {
 	dst = d.hunks(dst)
 	d.old.data, d.new.data = nil, nil // the caller's buffers are not ours to keep alive
 	return dst
+}
+
+// Span returns where the lines that h adds lie in the new file of the last
+// call to Diff, h being one of the hunks that call returned: from the
+// start of line h.NewStart to the end of its last line (lo == hi when it
+// adds none). The diff has split the new file into lines already, so a
+// caller that wants the added bytes need not split it again.
+func (d *Differ) Span(h Hunk) (lo, hi int) {
+	if d.whole >= 0 {
+		if h.NewLines == 0 {
+			return 0, 0
+		}
+		return 0, d.whole
+	}
+	s := d.new.starts
+	return int(s[h.NewStart]), int(s[h.NewStart+h.NewLines])
 }
 
 // countLines returns the number of lines of data, a final line without a

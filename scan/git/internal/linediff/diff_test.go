@@ -43,6 +43,20 @@ func checkHunks(a, b []byte, hunks []Hunk) error {
 	return nil
 }
 
+// checkSpans checks that d.Span places each hunk of d's last Diff of b
+// where b's lines put it.
+func checkSpans(d *Differ, b []byte, hunks []Hunk) error {
+	lines := splitLinesForTest(b)
+	for _, h := range hunks {
+		lo := len(bytes.Join(lines[:h.NewStart], nil))
+		hi := lo + len(bytes.Join(lines[h.NewStart:h.NewStart+h.NewLines], nil))
+		if glo, ghi := d.Span(h); glo != lo || ghi != hi {
+			return fmt.Errorf("Span(%v) = %d, %d; the lines lie at %d, %d", h, glo, ghi, lo, hi)
+		}
+	}
+	return nil
+}
+
 func splitLinesForTest(data []byte) [][]byte {
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	if len(lines[len(lines)-1]) == 0 {
@@ -61,6 +75,9 @@ func TestHunksTurnOldIntoNew(t *testing.T) {
 		hunks := d.Diff(p.a, p.b, nil)
 		if err := checkHunks(p.a, p.b, hunks); err != nil {
 			t.Fatalf("%s: %v\n%s", p.name, err, formatHunks(hunks))
+		}
+		if err := checkSpans(&d, p.b, hunks); err != nil {
+			t.Fatalf("%s: %v", p.name, err)
 		}
 		if bytes.Equal(p.a, p.b) != (len(hunks) == 0) {
 			t.Fatalf("%s: %d hunks for inputs equal=%v", p.name, len(hunks), bytes.Equal(p.a, p.b))

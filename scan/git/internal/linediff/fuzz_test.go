@@ -24,6 +24,9 @@ func FuzzDiff(f *testing.F) {
 		if err := checkHunks(a, b, hunks); err != nil {
 			t.Fatalf("%v\n%s", err, formatHunks(hunks))
 		}
+		if err := checkSpans(d, b, hunks); err != nil {
+			t.Fatal(err)
+		}
 		if withGit && !IsBinary(a) && !IsBinary(b) {
 			want, binary := gitHunks(t, []pair{{"fuzz", a, b}})
 			if !binary[0] && formatHunks(want[0]) != formatHunks(hunks) {
