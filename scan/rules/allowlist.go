@@ -22,9 +22,13 @@ type allowlist struct {
 	paths     *pathRegex
 	regexes   matcher
 	target    string // "secret", "match" or "line"
-	stopCheck bool   // has stop words
-	stopwords *keywordDFA
+	stopCheck bool     // has stop words
 	stopText  []string // lower-cased, for secrets that are not ASCII
+	// stopwords is the automaton of the folded stop words, built on the
+	// first secret it must judge: gitleaks' global allowlist has about
+	// 1,500 of them, a third of the time compiling its configuration
+	// took, and a scan that finds nothing never needs them.
+	stopwords *lazyKeywords
 
 	// filter says whether regexes match a text at all, for a large
 	// program (see regexPasses); nil for a small one.
@@ -39,6 +43,20 @@ type lazyFilter struct {
 	expr string
 	once sync.Once
 	re   *pathRegex // nil if it did not compile (it cannot: the regex did)
+}
+
+// lazyKeywords is a keyword automaton built on first use. Safe for
+// concurrent use.
+type lazyKeywords struct {
+	words []string
+	once  sync.Once
+	dfa   *keywordDFA
+}
+
+// get returns the automaton, building it the first time.
+func (k *lazyKeywords) get() *keywordDFA {
+	k.once.Do(func() { k.dfa = newKeywordDFA(k.words) })
+	return k.dfa
 }
 
 // matches reports whether the regexes match text somewhere; true when
@@ -91,7 +109,7 @@ func compileAllowlist(a Allowlist, global bool) (*allowlist, string) {
 		}
 	}
 	if len(words) > 0 {
-		c.stopwords = newKeywordDFA(words)
+		c.stopwords = &lazyKeywords{words: words}
 	}
 	return c, ""
 }
@@ -155,7 +173,7 @@ func (a *allowlist) hasStopword(secret []byte) bool {
 	}
 	if ascii && a.stopwords != nil {
 		// The automaton folds ASCII, which is strings.ToLower on ASCII text.
-		return a.stopwords.first(secret) >= 0
+		return a.stopwords.get().first(secret) >= 0
 	}
 	lower := strings.ToLower(string(secret))
 	for _, w := range a.stopText {

@@ -6,7 +6,11 @@ package rules
 
 // HasCommitAllowlists reports whether any allowlist, global or of a rule,
 // names commits: a history scan need not ask CommitAllows otherwise.
-func (d *Detector) HasCommitAllowlists() bool {
+func (d *Detector) HasCommitAllowlists() bool { return d.commitAllowlists }
+
+// hasCommitAllowlists works out HasCommitAllowlists once, at compile time:
+// a history scan asks for every change.
+func (d *Detector) hasCommitAllowlists() bool {
 	for _, a := range d.global {
 		if a.commits {
 			return true

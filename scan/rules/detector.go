@@ -11,16 +11,17 @@ import (
 // Detector is a compiled configuration. It is immutable after Compile and
 // safe for concurrent use; per-goroutine state lives in a Scratch.
 type Detector struct {
-	rules     []*rule
-	byID      map[string]int
-	global    []*allowlist // global allowlists (targeted ones live on their rules)
-	pathRules []int        // rules whose path regex or allowlists can exclude a file
-	pathOnly  []int        // reported rules with a path and no regex (see ScanPath)
-	ungated   bool         // a reported rule with a regex and no keywords: it runs on every text
-	keywords  *keywordDFA  // every keyword and anchor literal, plus the rare-rune sentinels
-	npatterns int          // patterns in keywords
-	rareFrom  int          // pattern ids >= rareFrom are rare-rune sentinels
-	nonASCII  bool         // some keyword has a non-ASCII byte (see Scan)
+	rules            []*rule
+	byID             map[string]int
+	global           []*allowlist // global allowlists (targeted ones live on their rules)
+	pathRules        []int        // rules whose path regex or allowlists can exclude a file
+	pathOnly         []int        // reported rules with a path and no regex (see ScanPath)
+	ungated          bool         // a reported rule with a regex and no keywords: it runs on every text
+	keywords         *keywordDFA  // every keyword and anchor literal, plus the rare-rune sentinels
+	npatterns        int          // patterns in keywords
+	rareFrom         int          // pattern ids >= rareFrom are rare-rune sentinels
+	nonASCII         bool         // some keyword has a non-ASCII byte (see Scan)
+	commitAllowlists bool         // see HasCommitAllowlists
 	// opens lists, per keyword pattern of ASCII bytes only, the reported
 	// content rules whose gate it is in (see MayFind).
 	opens     [][]int32
@@ -341,6 +342,7 @@ func CompileWith(cfg *Config, set Settings) (*Detector, error) {
 			}
 		}
 	}
+	d.commitAllowlists = d.hasCommitAllowlists()
 	d.opens = make([][]int32, len(patList))
 	for i, r := range d.rules {
 		if r.PathOnly || r.skipReport {
