@@ -131,13 +131,20 @@ func (cd *commitDiffer) merge(c *commit) ([]change, error) {
 	var newIDs = map[string]odb.ID{}
 	var newModes = map[string]odb.Mode{}
 	// A file is in the merge's change only if it differs from every
-	// parent: the diffs against the second parent and on are restricted
-	// to the files that differ from the first, and enter only the
-	// directories above them (a merge of a long-lived branch differs from
-	// that branch by everything merged meanwhile).
-	defer func() { cd.td.only = nil }()
+	// parent. The diff against the first parent walks the other parents'
+	// trees beside it and leaves out what one of them holds as is, file
+	// or directory (a merge of a branch differs from each parent by what
+	// the other brought, and mostly holds one side's version of it); the
+	// diffs against the second parent and on, which give each file's
+	// version there, are restricted to the files left, and enter only the
+	// directories above them.
+	defer func() { cd.td.only, cd.td.others = nil, nil }()
 	for i, pt := range c.parentTrees {
-		if i == 1 {
+		switch i {
+		case 0:
+			cd.td.others = c.parentTrees[1:]
+		case 1:
+			cd.td.others = nil
 			cd.only.reset()
 			for _, p := range order {
 				cd.only.add(p)

@@ -40,6 +40,11 @@ type treeDiffer struct {
 	// only, when not nil, restricts the diff to these paths: the others
 	// are neither listed nor entered (see pathSet).
 	only *pathSet
+	// others, when not nil, are the trees of a merge's other parents: the
+	// diff then lists no deletion, and leaves out every entry of the new
+	// tree that one of them holds as is, file or subtree, which is not in
+	// the merge's combined change (see commitDiffer.merge).
+	others []odb.ID
 	// names holds the paths of the changes listed lately, so that the
 	// changes of one path, which a history scan keeps until its end,
 	// share one string.
@@ -103,12 +108,85 @@ const maxTreeDepth = 4096
 // tree) into d.changes, replacing what it held.
 func (d *treeDiffer) diff(a, b odb.ID) error {
 	d.changes, d.tooLong = d.changes[:0], 0
-	return d.diffAt(a, b, nil, 0)
+	return d.diffAt(a, b, d.others, nil, 0)
+}
+
+// otherDir is a directory of one of a merge's other parents, as diffAt
+// walks the same directory of the merge: its content, parsed only as far
+// as the entries asked about need.
+type otherDir struct {
+	raw []byte
+	at  int           // where the entry after cur starts
+	cur odb.TreeEntry // the first entry not passed yet, if has
+	has bool
+	hs  int
+}
+
+// otherDirs reads the directories of the other parents (the zero id: a
+// parent without that directory).
+func (d *treeDiffer) otherDirs(ids []odb.ID) ([]otherDir, error) {
+	dirs := make([]otherDir, len(ids))
+	for k, id := range ids {
+		raw, err := d.raw(id)
+		if err != nil {
+			return nil, err
+		}
+		dirs[k] = otherDir{raw: raw, hs: d.objs.HashSize()}
+		if err := dirs[k].step(); err != nil {
+			return nil, err
+		}
+	}
+	return dirs, nil
+}
+
+// step moves to the next entry.
+func (od *otherDir) step() error {
+	od.has = od.at < len(od.raw)
+	if !od.has {
+		return nil
+	}
+	e, n, err := odb.ParseTreeEntry(od.raw[od.at:], od.hs)
+	if err != nil {
+		return err
+	}
+	od.cur, od.at = e, od.at+n
+	return nil
+}
+
+// held reports whether one of the other parents' directories holds e as
+// is (the same name, kind, mode and id). Otherwise, for a subtree, it
+// returns each one's subtree of that name (the zero id where there is
+// none). Entries must be asked about in the trees' order.
+func held(dirs []otherDir, e odb.TreeEntry) (bool, []odb.ID, error) {
+	var subs []odb.ID
+	if e.Mode.IsTree() {
+		subs = make([]odb.ID, len(dirs))
+	}
+	for k := range dirs {
+		od := &dirs[k]
+		for od.has && baseNameCompare(od.cur.Name, od.cur.Mode, e.Name, e.Mode) < 0 {
+			if err := od.step(); err != nil {
+				return false, nil, err
+			}
+		}
+		if !od.has || baseNameCompare(od.cur.Name, od.cur.Mode, e.Name, e.Mode) != 0 {
+			continue
+		}
+		if o := od.cur; o.ID == e.ID && o.Mode == e.Mode {
+			return true, nil, nil
+		} else if subs != nil && o.Mode.IsTree() {
+			subs[k] = o.ID
+		}
+	}
+	return false, subs, nil
 }
 
 // diffAt compares two trees (either may be absent: the zero id) under
 // the path prefix base ("" or "dir/sub/").
-func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
+//
+// others, when not nil, are the trees of a merge's other parents at the
+// same path (see treeDiffer.others).
+func (d *treeDiffer) diffAt(a, b odb.ID, others []odb.ID, base []byte, depth int) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("trees nested deeper than %d at %q", maxTreeDepth, base)
 	}
@@ -119,6 +197,12 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 	rb, err := d.raw(b)
 	if err != nil {
 		return err
+	}
+	var dirs []otherDir
+	if others != nil {
+		if dirs, err = d.otherDirs(others); err != nil {
+			return err
+		}
 	}
 	// Entries are compared in order, both trees parsed as they go, but
 	// the bytes the two trees share at their start and end are not
@@ -165,18 +249,43 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 		switch {
 		case c < 0:
 			hasX = false
-			if err := d.one(x, base, depth, false); err != nil {
+			if others != nil {
+				continue // a deletion: never in a merge's combined change
+			}
+			if err := d.one(x, nil, base, depth, false); err != nil {
 				return err
 			}
 		case c > 0:
 			hasY = false
-			if err := d.one(y, base, depth, true); err != nil {
+			var subs []odb.ID
+			if others != nil {
+				in, s, err := held(dirs, y)
+				if err != nil {
+					return err
+				}
+				if in {
+					continue
+				}
+				subs = s
+			}
+			if err := d.one(y, subs, base, depth, true); err != nil {
 				return err
 			}
 		default:
 			hasX, hasY = false, false
 			if x.ID == y.ID && x.Mode == y.Mode {
 				continue
+			}
+			var subs []odb.ID
+			if others != nil {
+				in, s, err := held(dirs, y)
+				if err != nil {
+					return err
+				}
+				if in {
+					continue
+				}
+				subs = s
 			}
 			if len(base)+len(x.Name) > maxPath {
 				d.tooLong++
@@ -187,7 +296,7 @@ func (d *treeDiffer) diffAt(a, b odb.ID, base []byte, depth int) error {
 				if !d.only.hasDir(path) || len(d.sel.paths) > 0 && !d.sel.dirShown(string(path)) {
 					continue
 				}
-				if err := d.diffAt(x.ID, y.ID, d.sub(path), depth+1); err != nil {
+				if err := d.diffAt(x.ID, y.ID, subs, d.sub(path), depth+1); err != nil {
 					return err
 				}
 				continue
@@ -261,7 +370,10 @@ func sharedEntries(a, b []byte, hs int) int {
 
 // one records an entry present on one side only: an added or deleted
 // file, or every file of an added or deleted subtree.
-func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) error {
+//
+// others are as for diffAt: for an added subtree, the other parents'
+// subtrees of its name.
+func (d *treeDiffer) one(e odb.TreeEntry, others []odb.ID, base []byte, depth int, added bool) error {
 	if len(base)+len(e.Name) > maxPath {
 		d.tooLong++
 		return nil
@@ -277,7 +389,7 @@ func (d *treeDiffer) one(e odb.TreeEntry, base []byte, depth int, added bool) er
 		} else {
 			a = e.ID
 		}
-		return d.diffAt(a, b, d.sub(path), depth+1)
+		return d.diffAt(a, b, others, d.sub(path), depth+1)
 	}
 	if !d.only.hasFile(path) {
 		return nil

@@ -255,3 +255,152 @@ func describeChanges(fcs []fileChange) []string {
 	}
 	return out
 }
+
+// TestMergeChangeIsFilesDifferingFromEveryParent: a merge's change, which
+// the diff against the first parent finds while walking the other
+// parents' trees beside it (and leaving out what one of them holds as
+// is), lists exactly the files that full diffs against every parent all
+// list as there and changed, each with every parent's version, on random
+// merges of two and three parents whose trees mix the parents' entries,
+// subtrees and files, with new ones.
+func TestMergeChangeIsFilesDifferingFromEveryParent(t *testing.T) {
+	db, err := odb.Open(t.TempDir(), odb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 3000
+	if testing.Short() {
+		n = 500
+	}
+	merges := 0
+	for i := range n {
+		trees := map[odb.ID][]byte{}
+		base := randomTree(rng, trees, 0)
+		parents := []testTree{editTree(rng, trees, base, 0), editTree(rng, trees, base, 0)}
+		if i%4 == 0 {
+			parents = append(parents, editTree(rng, trees, base, 0)) // an octopus
+		}
+		m := mixTrees(rng, trees, parents, 0)
+		var ids []odb.ID
+		for _, p := range parents {
+			ids = append(ids, putTree(trees, p))
+		}
+		if i%10 == 0 {
+			ids[1] = odb.ID{} // a parent that could not be read
+		}
+		c := &commit{tree: putTree(trees, m), parentTrees: ids}
+		cd := &commitDiffer{objs: &gitrepo.Objects{DB: db}, sel: &selection{}}
+		cd.td.objs, cd.td.sel = cd.objs, cd.sel
+		cd.td.recent.trees = trees
+		got, err := cd.merge(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := mergeByFullDiffs(t, trees, c)
+		if g, w := describeMerge(got), describeMerge(want); !slices.Equal(g, w) {
+			t.Fatalf("merge %d:\n got %s\nwant %s", i, strings.Join(g, "\n     "), strings.Join(w, "\n     "))
+		}
+		if len(want) > 0 {
+			merges++
+		}
+	}
+	if merges < n/4 {
+		t.Fatalf("only %d of %d merges changed a file against every parent", merges, n)
+	}
+}
+
+// mixTrees returns a tree whose entries are, name by name, one parent's
+// (a subtree: often the parents' subtrees mixed again), a new one, or
+// none.
+func mixTrees(rng *rand.Rand, trees map[odb.ID][]byte, parents []testTree, depth int) testTree {
+	out := testTree{}
+	for _, name := range testNames {
+		var subs []testTree
+		for _, p := range parents {
+			if e, ok := p[name]; ok && e.mode.IsTree() {
+				subs = append(subs, e.sub)
+			}
+		}
+		switch r := rng.IntN(10); {
+		case r < 3 && len(subs) > 0:
+			out[name] = testEntry{mode: odb.ModeTree, sub: mixTrees(rng, trees, subs, depth+1)}
+		case r < 8:
+			if e, ok := parents[rng.IntN(len(parents))][name]; ok {
+				out[name] = e
+			}
+		case r == 8:
+			out[name] = randomEntry(rng, trees, depth)
+		}
+	}
+	return out
+}
+
+// mergeByFullDiffs is merge's answer worked out from every tree's files
+// (flattened to paths): a file of the merge is in its change if against
+// every parent it is added (the parent has no file there), of another
+// type, or of other content, as a diff against each parent lists it (a
+// change of mode alone is not listed).
+func mergeByFullDiffs(t *testing.T, trees map[odb.ID][]byte, c *commit) []change {
+	flat := func(id odb.ID) map[string]odb.TreeEntry {
+		out := map[string]odb.TreeEntry{}
+		var walk func(id odb.ID, base string)
+		walk = func(id odb.ID, base string) {
+			if id.IsZero() {
+				return
+			}
+			es, err := odb.AppendTree(nil, trees[id], 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range es {
+				if e.Mode.IsTree() {
+					walk(e.ID, base+string(e.Name)+"/")
+				} else {
+					out[base+string(e.Name)] = e
+				}
+			}
+		}
+		walk(id, "")
+		return out
+	}
+	var parents []map[string]odb.TreeEntry
+	for _, pt := range c.parentTrees {
+		parents = append(parents, flat(pt))
+	}
+	var out []change
+	for path, y := range flat(c.tree) {
+		ch := change{path: path, newID: y.ID, newMode: y.Mode, parents: make([]parentFile, len(parents))}
+		changed := true
+		for i, p := range parents {
+			x, ok := p[path]
+			switch {
+			case !ok:
+			case x.ID == y.ID && x.Mode == y.Mode, x.ID == y.ID && x.Mode&0o170000 == y.Mode&0o170000:
+				changed = false
+			case x.Mode&0o170000 != y.Mode&0o170000:
+			default:
+				ch.parents[i] = parentFile{x.ID, x.Mode}
+			}
+		}
+		if changed {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// describeMerge writes a merge's change, one line a file, sorted.
+func describeMerge(chs []change) []string {
+	var out []string
+	for _, ch := range chs {
+		s := fmt.Sprintf("%s %x %o", ch.path, ch.newID, ch.newMode)
+		for _, p := range ch.parents {
+			s += fmt.Sprintf(" | %x %o", p.id, p.mode)
+		}
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
