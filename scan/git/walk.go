@@ -3,6 +3,7 @@ package git
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -123,18 +124,22 @@ func stripDate(ident string) string {
 // readObjectHead reads an object of type want, at most limit bytes of it
 // (all of a smaller one; the head of a larger one, streamed), into *buf.
 func readObjectHead(objs *gitrepo.Objects, id odb.ID, want odb.Type, limit int64, buf *[]byte) ([]byte, error) {
-	typ, size, err := objs.Header(id)
-	if err != nil {
+	// One read for the object of usual size, which says how large it is
+	// before it allocates anything for a larger one.
+	typ, data, err := objs.ReadLimit(id, (*buf)[:0], limit)
+	var big *odb.TooLargeError
+	switch {
+	case errors.As(err, &big) && big.Size > limit:
+		if typ, _, err = objs.Header(id); err != nil {
+			return nil, err
+		}
+	case err != nil:
 		return nil, err
 	}
 	if typ != want {
 		return nil, fmt.Errorf("object %s is a %v, not a %v", id, typ, want)
 	}
-	if size <= limit {
-		_, data, err := objs.Read(id, (*buf)[:0])
-		if err != nil {
-			return nil, err
-		}
+	if big == nil {
 		*buf = data
 		return data, nil
 	}
@@ -143,7 +148,7 @@ func readObjectHead(objs *gitrepo.Objects, id odb.ID, want odb.Type, limit int64
 		return nil, err
 	}
 	defer rd.Close()
-	data := append((*buf)[:0], make([]byte, limit)...)
+	data = append((*buf)[:0], make([]byte, limit)...)
 	n, err := io.ReadFull(rd, data)
 	if err != nil && err != io.ErrUnexpectedEOF {
 		return nil, fmt.Errorf("object %s: %w", id, err)
