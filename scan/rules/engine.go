@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -181,25 +182,92 @@ func isASCII(b []byte) bool {
 type lazyForms struct {
 	stdOnce, testOnce, findOnce sync.Once
 	std                         [4]matcher // nil if a window form did not compile
-	test, find                  formSet
+	test, find                  *formSet
 }
 
 // formSet is a regex in every window form (indexed as in compileForms),
-// compiled by the engine chosen for speed (fast) and by the standard
-// library (std), which go-re2 needs on invalid UTF-8 (see matcher).
+// compiled by the standard library (std) and, when go-re2 is the faster
+// engine for it, by go-re2 too (fast), once the rule has given the
+// standard library enough text that go-re2's cost to compile pays off.
+// go-re2 compiles a regex in about a millisecond and builds its DFA
+// state by state as texts reach them; the standard library compiles in
+// tens of microseconds and matches short texts at once. Most rules that
+// a history meets at all see a few windows of a few hundred bytes, and
+// for them go-re2's start-up was most of what matching cost: on
+// gitleaks' own history (112 of gitleaks' rules met), a scan spent 0.6 s
+// of CPU in the rules' regexes, 0.3 s of it compiling and warming up the
+// go-re2 forms of rules that then matched a few kilobytes. So a rule
+// matches with the standard library until the bytes it gave it, times
+// its program's size, reach switchWork; go-re2 takes over from there.
+// go-re2 cannot match invalid UTF-8 as the standard library does (see
+// matcher): such text stays with std.
 type formSet struct {
-	fast, std [4]matcher
-	engine    engine // fast's
+	std    [4]matcher
+	engine engine // the engine fast is compiled with; the standard library's: none
+	fast   atomic.Pointer[[4]matcher]
+	work   atomic.Int64 // the bytes std matched, times cost
+	once   sync.Once
+	// What compiling fast needs.
+	expr string
+	tree *syntax.Regexp
+	a    assertions
+	cost int64 // the size of the standard library's program, at least 1
 }
 
-// pick returns form v for a text; valid says whether the text is valid
-// UTF-8, and needs to be computed only when f.engine is not the standard
-// library.
-func (f *formSet) pick(v int, valid bool) matcher {
-	if f.engine != engineStdlib && !valid {
+// switchWork is how much text, weighted by program size, a rule's regex
+// matches with the standard library before go-re2 compiles it: for
+// gitleaks' generic-api-key (554 instructions) about 7 KB, for a rule of
+// 50 instructions 80 KB; either costs the standard library about as much
+// as compiling and warming up go-re2's forms.
+const switchWork = 4 << 20
+
+// newFormSet returns the forms of expr (tree), std compiled already, fast
+// to compile with e when the work done calls for it.
+func newFormSet(std [4]matcher, e engine, expr string, tree *syntax.Regexp, a assertions) *formSet {
+	f := &formSet{std: std, engine: e, expr: expr, tree: tree, a: a, cost: 1}
+	if e != engineStdlib {
+		if prog, err := syntax.Compile(tree.Simplify()); err == nil {
+			f.cost = int64(max(1, len(prog.Inst)))
+		}
+	}
+	return f
+}
+
+// pick returns form v for a text of n bytes; valid says whether the text
+// is valid UTF-8, and is called only when it matters.
+func (f *formSet) pick(v, n int, valid func() bool) matcher {
+	if f.engine == engineStdlib {
 		return f.std[v]
 	}
-	return f.fast[v]
+	fast := f.fast.Load()
+	if fast == nil && f.work.Add(int64(n)*f.cost) >= switchWork {
+		f.once.Do(f.compileFast)
+		fast = f.fast.Load()
+	}
+	if fast != nil && valid() {
+		return fast[v]
+	}
+	return f.std[v]
+}
+
+// compileFast compiles the fast forms. go-re2 is not the reference, so if
+// it rejects a regex the standard library accepted, the standard
+// library's forms, which give the same matches, go on.
+func (f *formSet) compileFast() {
+	if fast, err := compileForms(f.engine, f.expr, f.tree, f.a, nil); err == nil {
+		f.fast.Store(&fast)
+	}
+}
+
+// validity returns a func for pick that reports whether text is valid
+// UTF-8 and remembers it in *known (-1: not known yet).
+func validity(text []byte, known *int8) func() bool {
+	return func() bool {
+		if *known < 0 {
+			*known = b2i8(utf8.Valid(text))
+		}
+		return *known == 1
+	}
 }
 
 // stdForms returns the window forms of the reference regex, building them
@@ -223,43 +291,27 @@ func (r *rule) testForms() *formSet {
 	r.lazy.testOnce.Do(func() {
 		core, ok := matchCore(r.tree)
 		if !ok {
-			r.lazy.test = *r.findForms()
+			r.lazy.test = r.findForms()
 			return
 		}
 		expr := regexText(core, false, false)
 		std, err := compileForms(engineStdlib, expr, core, r.asserts, nil)
 		if err != nil {
-			r.lazy.test = *r.findForms() // unreachable; the regex itself decides as well
+			r.lazy.test = r.findForms() // unreachable; the regex itself decides as well
 			return
 		}
-		r.lazy.test = compileFast(formSet{fast: std, std: std, engine: engineStdlib},
-			chooseEngine(r.choice, core), expr, core, r.asserts)
+		r.lazy.test = newFormSet(std, chooseEngine(r.choice, core), expr, core, r.asserts)
 	})
-	return &r.lazy.test
+	return r.lazy.test
 }
 
-// findForms returns the rule's regex in every form, building the fast
-// ones on the first call.
+// findForms returns the rule's regex in every form.
 func (r *rule) findForms() *formSet {
 	r.lazy.findOnce.Do(func() {
 		r.stdForms()
-		r.lazy.find = compileFast(formSet{fast: r.lazy.std, std: r.lazy.std, engine: engineStdlib},
-			r.engine, r.source, r.tree, r.asserts)
+		r.lazy.find = newFormSet(r.lazy.std, r.engine, r.source, r.tree, r.asserts)
 	})
-	return &r.lazy.find
-}
-
-// compileFast sets f's fast forms to expr compiled by e. go-re2 is not the
-// reference, so if it rejects a regex the standard library accepted, f
-// keeps the standard library's forms, which give the same matches.
-func compileFast(f formSet, e engine, expr string, tree *syntax.Regexp, a assertions) formSet {
-	if e == engineStdlib {
-		return f
-	}
-	if fast, err := compileForms(e, expr, tree, a, nil); err == nil {
-		f.fast, f.engine = fast, e
-	}
-	return f
+	return r.lazy.find
 }
 
 // matchCore returns the part of re that decides whether re matches at

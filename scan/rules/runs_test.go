@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"regexp/syntax"
@@ -178,14 +179,14 @@ keywords = ["akia"]
 	const workers = 8
 	var wg sync.WaitGroup
 	got := make([]int, workers)
-	forms := make([][]matcher, workers)
+	forms := make([][]*formSet, workers)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			d.Scan(d.NewScratch(), "", text, func(Match) { got[w]++ })
 			for _, r := range d.rules {
-				forms[w] = append(forms[w], r.testForms().fast[0], r.findForms().fast[0])
+				forms[w] = append(forms[w], r.testForms(), r.findForms())
 			}
 		}()
 	}
@@ -234,4 +235,61 @@ func mustParse(t *testing.T, expr string) *syntax.Regexp {
 		t.Fatal(err)
 	}
 	return re
+}
+
+// TestRuleTakesGoRE2OnlyAfterEnoughText: with go-re2 the faster engine for
+// a rule, the rule matches with the standard library until it has given
+// it switchWork of text (bytes times program size), then with go-re2;
+// the findings are the same before and after, and text that is not valid
+// UTF-8 stays with the standard library.
+func TestRuleTakesGoRE2OnlyAfterEnoughText(t *testing.T) {
+	if !re2Usable() {
+		t.Skip("go-re2 cannot run here")
+	}
+	saved := ruleEngine
+	ruleEngine = engineRE2
+	d := mustDetector(t, `
+[[rules]]
+id = "token"
+regex = '''[\w.-]{0,20}?token[ \t]*=[ \t]*([a-f0-9]{16})'''
+keywords = ["token"]
+`)
+	ruleEngine = saved
+	text := strings.Repeat("x token = 0123456789abcdef; y\n", 20)
+	want := scanText(d, "a.txt", text)
+	if len(want) != 20 {
+		t.Fatalf("%d findings, want 20", len(want))
+	}
+	r := d.rules[0]
+	test := r.testForms()
+	if test.engine != engineRE2 {
+		t.Fatalf("engine %v, want go-re2", test.engine)
+	}
+	if test.fast.Load() != nil {
+		t.Fatal("go-re2 compiled after one scan of a few hundred bytes")
+	}
+	// Scanned again and again: the same findings, and go-re2 once the
+	// work is done.
+	scans := 1
+	for ; test.fast.Load() == nil; scans++ {
+		if scans > 2*switchWork/(len(text)*int(test.cost))+2 {
+			t.Fatalf("no go-re2 after %d scans (%d of work)", scans, test.work.Load())
+		}
+		if got := scanText(d, "a.txt", text); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("scan %d: %v, want %v", scans, got, want)
+		}
+	}
+	if test.work.Load() < switchWork {
+		t.Fatalf("go-re2 after %d of work, before %d", test.work.Load(), switchWork)
+	}
+	for range 3 {
+		if got := scanText(d, "a.txt", text); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("with go-re2: %v, want %v", got, want)
+		}
+	}
+	// Invalid UTF-8 around the secret: the standard library matches it.
+	bad := "\xff token = 0123456789abcdef \xfe\n"
+	if got := scanText(d, "a.txt", bad); len(got) != 1 {
+		t.Fatalf("invalid UTF-8: %d findings, want 1", len(got))
+	}
 }

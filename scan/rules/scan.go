@@ -379,8 +379,8 @@ func (s *Scratch) rawMatches(r *rule, data []byte, slow bool, fn func(m0, m1 int
 		if rare && hasRareRune(win) {
 			// As wholeMatches' slow path, over the window: the regex
 			// itself, which folds the rare runes as gitleaks' does.
-			find := r.findForms()
-			for _, m := range find.pick(v, find.engine == engineStdlib || utf8.Valid(win)).FindAllIndex(win, -1) {
+			valid := int8(-1)
+			for _, m := range r.findForms().pick(v, len(win), validity(win, &valid)).FindAllIndex(win, -1) {
 				fn(w.lo+m[0], w.lo+m[1])
 			}
 			continue
@@ -412,8 +412,8 @@ func (s *Scratch) wholeMatches(r *rule, data []byte, slow bool, fn func(m0, m1 i
 	if slow {
 		// A lazy prefix holds only on text without rare runes (prefix.go);
 		// the regex itself holds everywhere.
-		find := r.findForms()
-		for _, m := range find.pick(0, find.engine == engineStdlib || s.valid(data)).FindAllIndex(data, -1) {
+		valid := func() bool { return s.valid(data) }
+		for _, m := range r.findForms().pick(0, len(data), valid).FindAllIndex(data, -1) {
 			fn(m[0], m[1])
 		}
 		return
@@ -432,14 +432,8 @@ func (s *Scratch) wholeMatches(r *rule, data []byte, slow bool, fn func(m0, m1 i
 // there is any match; a rule with a lazy prefix finds its matches with
 // the core as well (prefix.go), the others with the regex itself.
 func matchesIn(r *rule, text []byte, v int, valid int8, base int, fn func(m0, m1 int)) {
-	isValid := func() bool {
-		if valid < 0 {
-			valid = b2i8(utf8.Valid(text))
-		}
-		return valid == 1
-	}
-	test := r.testForms()
-	core := test.pick(v, test.engine == engineStdlib || isValid())
+	isValid := validity(text, &valid)
+	core := r.testForms().pick(v, len(text), isValid)
 	if r.prefix != nil {
 		floor := 0
 		for _, m := range core.FindAllIndex(text, -1) {
@@ -451,8 +445,7 @@ func matchesIn(r *rule, text []byte, v int, valid int8, base int, fn func(m0, m1
 	if !core.Match(text) {
 		return
 	}
-	find := r.findForms()
-	for _, m := range find.pick(v, find.engine == engineStdlib || isValid()).FindAllIndex(text, -1) {
+	for _, m := range r.findForms().pick(v, len(text), isValid).FindAllIndex(text, -1) {
 		fn(base+m[0], base+m[1])
 	}
 }
