@@ -21,7 +21,7 @@ type allowlist struct {
 	commitSet map[string]bool // the commits, for CommitAllows
 	paths     *pathRegex
 	regexes   matcher
-	target    string // "secret", "match" or "line"
+	target    string   // "secret", "match" or "line"
 	stopCheck bool     // has stop words
 	stopText  []string // lower-cased, for secrets that are not ASCII
 	// stopwords is the automaton of the folded stop words, built on the
