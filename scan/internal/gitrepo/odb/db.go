@@ -30,7 +30,13 @@ type Options struct {
 	// Pack indexes, REF_DELTA bases, loose object names and tree entries
 	// are read with it.
 	HashSize int
+	// MapBytes bounds the pack data the DB maps into memory (see
+	// Pack): 0 means DefaultMapBytes, a negative value none.
+	MapBytes int64
 }
+
+// DefaultMapBytes is the default Options.MapBytes.
+const DefaultMapBytes = 64 << 20
 
 // DefaultMaxObject is the default Options.MaxObject: 1 GiB, git's own
 // largest diffable file.
@@ -56,6 +62,7 @@ type DB struct {
 	packs    atomic.Pointer[[]*Pack]
 	rescanMu sync.Mutex
 	opened   map[string]bool // pack index paths already tried, under rescanMu
+	mapLeft  int64           // what Options.MapBytes leaves to map, under rescanMu
 	rescans  atomic.Int64
 }
 
@@ -103,6 +110,10 @@ func Open(objects string, opt Options) (*DB, error) {
 	if db.maxObject <= 0 {
 		db.maxObject = DefaultMaxObject
 	}
+	db.mapLeft = opt.MapBytes
+	if db.mapLeft == 0 {
+		db.mapLeft = DefaultMapBytes
+	}
 	db.dirs, db.warnings = objectDirs(objects, opt.Alternates)
 	empty := []*Pack{}
 	db.packs.Store(&empty)
@@ -140,6 +151,11 @@ func (db *DB) addPacks() (warnings []error) {
 			warnings = append(warnings, fmt.Errorf("odb: pack %s is damaged; its %d objects cannot be read: %w", p.path, p.idx.n, p.broken))
 		}
 		p.db = db
+		if p.broken == nil && p.size <= db.mapLeft {
+			if err := p.mapData(); err == nil && p.data != nil {
+				db.mapLeft -= p.size
+			}
+		}
 		if len(next) == len(cur) {
 			next = slices.Clone(cur)
 		}

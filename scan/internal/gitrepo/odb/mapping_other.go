@@ -16,3 +16,12 @@ func mapFile(f *os.File, size int64) (data []byte, unmap func() error, err error
 	}
 	return data, func() error { return nil }, nil
 }
+
+// mapPack does not map pack files where mmap is not available: they are
+// read with pread.
+func mapPack(*os.File, int64) (data []byte, unmap func() error, err error) {
+	return nil, nil, nil
+}
+
+// mapsPacks says whether packs are mapped here (see Pack).
+const mapsPacks = false

@@ -25,3 +25,11 @@ func mapFile(f *os.File, size int64) (data []byte, unmap func() error, err error
 	}
 	return data, func() error { return unix.Munmap(data) }, nil
 }
+
+// mapPack maps a pack file read-only (see Pack).
+func mapPack(f *os.File, size int64) (data []byte, unmap func() error, err error) {
+	return mapFile(f, size)
+}
+
+// mapsPacks says whether packs are mapped here (see Pack).
+const mapsPacks = true

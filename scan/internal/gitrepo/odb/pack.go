@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,13 +15,21 @@ import (
 	"github.com/spindle-go/spindle/internal/smallfile"
 )
 
-// Pack data is read with pread (os.File.ReadAt), not mapped. A mapped
-// pack's pages count in the process's resident set as they are touched,
-// so one pass over a 2 GiB pack would show 2 GiB of RSS; with pread they
-// stay in the page cache, and the memory bound of a scan is the cache
-// budget plus what the workers hold. pread is safe from many goroutines
-// on one file. The pack's .idx is mapped instead (mapping.go): lookups
-// touch a few of its pages.
+// Pack data is read from a read-only mapping of the pack while the DB
+// has mapped less than Options.MapBytes (64 MiB by default), and with
+// pread (os.File.ReadAt) beyond that. A mapped pack's pages count in the
+// process's resident set as they are touched, so one pass over a 2 GiB
+// pack would show 2 GiB of RSS; with pread they stay in the page cache,
+// and the memory bound of a scan is the cache budget plus what the
+// workers hold. But each pread is a system call, and a history scan
+// reads an entry of a pack for every object and every delta it resolves:
+// trufflehog's history (a 53 MB pack) made about 400,000 of them, 5% of
+// its CPU in the calls alone; mapped, its scan took 11% less CPU (9.0 →
+// 8.0 s) for 48 MiB more RSS. So small packs, where most histories live,
+// are mapped, and the bound on RSS grows by MapBytes at most. A mapped
+// pack's file shrinking under the mapping would make a read fault:
+// readAt turns that fault into an error (see readMapped). The pack's
+// .idx is always mapped (mapping.go): lookups touch a few of its pages.
 
 // bigEntry is the stored size above which an entry is inflated from a
 // buffered section reader instead of being read into one buffer first.
@@ -37,7 +46,11 @@ type Pack struct {
 	idx  *index
 
 	unmapIdx func() error
-	broken   error // non-nil: the pack file is unusable; reads report it
+	// data is the pack's mapping, nil if it is not mapped (mapData).
+	data      []byte
+	unmapData func() error
+	size      int64 // the file's size when it was opened
+	broken    error // non-nil: the pack file is unusable; reads report it
 
 	revPath string
 	revOnce sync.Once
@@ -85,6 +98,7 @@ func openPack(idxPath string, num uint32, hs int) (*Pack, error) {
 		p.broken = err
 		return p, nil
 	}
+	p.size = st.Size()
 	p.end = st.Size() - int64(p.idx.hs)
 	var hdr [packHeaderLen]byte
 	if _, err := p.f.ReadAt(hdr[:], 0); err != nil {
@@ -99,10 +113,25 @@ func openPack(idxPath string, num uint32, hs int) (*Pack, error) {
 	return p, nil
 }
 
+// mapData maps the pack's file, if mapping is available here.
+func (p *Pack) mapData() error {
+	data, unmap, err := mapPack(p.f, p.size)
+	if err != nil {
+		return err
+	}
+	p.data, p.unmapData = data, unmap
+	return nil
+}
+
 func (p *Pack) close() error {
 	var err error
 	if p.f != nil {
 		err = p.f.Close()
+	}
+	if p.unmapData != nil {
+		if e := p.unmapData(); err == nil {
+			err = e
+		}
 	}
 	if p.unmapIdx != nil {
 		if e := p.unmapIdx(); err == nil {
@@ -143,9 +172,31 @@ func (p *Pack) isBase(pos int) bool {
 // readAt fills buf from the pack at off; a short read at the end of the
 // file is io.ErrUnexpectedEOF.
 func (p *Pack) readAt(buf []byte, off int64) error {
+	if p.data != nil {
+		return p.readMapped(buf, off)
+	}
 	if _, err := p.f.ReadAt(buf, off); err != nil {
 		return noEOF(err)
 	}
+	return nil
+}
+
+// readMapped is readAt from the pack's mapping. Should the file have
+// shrunk since it was mapped (something rewrote it in place, which git
+// never does), the pages past its new end fault: the fault is made a
+// panic for this goroutine and recovered as an error, so the read fails
+// as a short pread would.
+func (p *Pack) readMapped(buf []byte, off int64) (err error) {
+	if off < 0 || off > int64(len(p.data))-int64(len(buf)) {
+		return io.ErrUnexpectedEOF
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %s changed under its mapping (%v)", io.ErrUnexpectedEOF, p.path, r)
+		}
+	}()
+	copy(buf, p.data[off:])
 	return nil
 }
 

@@ -172,20 +172,29 @@ func TestReadMatchesGit(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := c.build(t)
-			db, err := openRepo(dir, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			if w := db.Warnings(); len(w) > 0 {
-				t.Fatalf("warnings: %v", w)
-			}
-			if c.check != nil {
-				c.check(t, db)
-			}
 			want := catFileAll(t, dir)
-			checkAll(t, db, want)
-			checkEntries(t, db, want)
+			// Packs mapped (the default for packs this small), then read
+			// with pread.
+			for _, mapBytes := range []int64{0, -1} {
+				db, err := openRepo(dir, Options{MapBytes: mapBytes})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				if w := db.Warnings(); len(w) > 0 {
+					t.Fatalf("warnings: %v", w)
+				}
+				for _, p := range db.Packs() {
+					if mapped := p.data != nil; mapped != (mapBytes == 0 && mapsPacks) {
+						t.Fatalf("MapBytes %d: pack %s mapped = %v", mapBytes, p.path, mapped)
+					}
+				}
+				if c.check != nil {
+					c.check(t, db)
+				}
+				checkAll(t, db, want)
+				checkEntries(t, db, want)
+			}
 		})
 	}
 }
