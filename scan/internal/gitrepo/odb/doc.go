@@ -39,12 +39,19 @@
 //
 // # Reading a pack
 //
-// Open maps each pack's .idx (lookups touch a few of its pages) but reads
-// the .pack with pread: a mapped pack's pages count in the process's
-// resident set as they are touched, so one pass over a 2 GiB pack would
-// show 2 GiB of RSS, while pread leaves them in the page cache. A reverse
+// Open maps each pack's .idx (lookups touch a few of its pages), and maps
+// the .pack too while the packs mapped add up to no more than
+// Options.MapBytes (64 MiB by default); a larger pack is read with pread.
+// A mapped pack's pages count in the process's resident set as they are
+// touched, so one pass over a 2 GiB pack would show 2 GiB of RSS, while
+// pread leaves them in the page cache; but a pread is a system call per
+// entry read, 5% of the CPU of a history scan of a 53 MB pack, and 11%
+// of its CPU came off when it was mapped. The budget keeps the RSS bound
+// of a scan: the cache budget, what the workers hold, and MapBytes. A
+// mapped file cut short under the mapping makes the reads past its end
+// fail (the fault is recovered), as a short pread would. A reverse
 // index (the .rev file git 2.31+ can write, else built by sorting the
-// offsets once per pack) gives each entry's end, so one pread reads an
+// offsets once per pack) gives each entry's end, so one read takes an
 // entry exactly: header and compressed data. Version 2 indexes hold a
 // CRC-32 of every stored entry, checked on those bytes before they are
 // inflated (hardware-assisted, about 1% of the read); a version 1 index
