@@ -138,31 +138,38 @@ func (r *Repository) Scan(ctx context.Context, opts Options, sopts scan.Options)
 			return st, err
 		}
 	}
+	var diffs *diffPipe
 	if resumed {
 		st.Commits = h.inc.resume(h, w, commits)
 	} else {
+		// A commit is admitted (sharded, its parents' trees read, answered
+		// by the store or left to diff) as the walk lists it, and its tree
+		// diff starts on the workers while the walk goes on: the walk, one
+		// goroutine reading commit after commit, is otherwise a stretch of
+		// the scan with one core at work. A store opened from the first
+		// commit (no HEAD) must wait for the walk's end.
+		early := opts.Cache == nil || headErr == nil
+		if early {
+			diffs = h.startDiffs(ctx)
+			w.emit = func(c *commit) {
+				if h.admit(w, c, shallow) {
+					diffs.add()
+				}
+			}
+		}
 		if commits, err = w.walk(); err != nil {
+			if diffs != nil {
+				diffs.stop()
+			}
 			return st, err
 		}
-		for _, c := range commits {
-			if sopts.Shard.Count > 1 && !sopts.Shard.Takes(c.id.String()) {
-				continue
+		if !early {
+			if opts.Cache != nil && len(commits) > 0 {
+				h.inc = openIncremental(opts.Cache, h, w, commits[0].id)
 			}
-			h.commits = append(h.commits, c)
-		}
-		if opts.Cache != nil && headErr != nil && len(h.commits) > 0 {
-			h.inc = openIncremental(opts.Cache, h, w, commits[0].id)
-		}
-		h.tainted = make([]bool, len(h.commits))
-		h.todo = make([]int32, 0, len(h.commits))
-		for i, c := range h.commits {
-			if !w.parentTrees(c) {
-				h.tainted[i] = true
+			for _, c := range commits {
+				h.admit(w, c, shallow)
 			}
-			if h.inc != nil && !h.tainted[i] && !shallow[c.id] && h.inc.take(h, int32(i)) {
-				continue
-			}
-			h.todo = append(h.todo, int32(i))
 		}
 		st.Commits = int64(len(h.commits))
 	}
@@ -180,7 +187,11 @@ func (r *Repository) Scan(ctx context.Context, opts Options, sopts scan.Options)
 	}
 
 	start = time.Now()
-	changes, err := h.diffCommits(ctx)
+	if diffs == nil {
+		diffs = h.startDiffs(ctx)
+		diffs.addAll()
+	}
+	changes, err := diffs.finish()
 	if err != nil {
 		return st, err
 	}
@@ -250,49 +261,119 @@ func (h *history) noise(path, op string, err error) {
 // commitBatch is how many commits one task diffs.
 const commitBatch = 16
 
-// diffCommits diffs every selected commit against its parents on the
-// runtime's workers, then groups the changes into units (distinct
-// changes) in diff order: by path, and along each path from the oldest
-// change to the newest, so that one change's new blob is the next one's
-// old blob and is read once.
-func (h *history) diffCommits(ctx context.Context) (int64, error) {
-	results := make([]commitResult, len(h.todo))
+// admit takes commit c, which the walk listed, into the scan: unless the
+// scan's shard leaves it to another, it reads the trees of its parents
+// (a parent that cannot be read taints it) and, unless the store answers
+// for it, lists it to diff. It reports whether c was listed to diff.
+func (h *history) admit(w *walker, c *commit, shallow map[odb.ID]bool) bool {
+	if h.sopts.Shard.Count > 1 && !h.sopts.Shard.Takes(c.id.String()) {
+		return false
+	}
+	i := int32(len(h.commits))
+	h.commits = append(h.commits, c)
+	tainted := !w.parentTrees(c)
+	h.tainted = append(h.tainted, tainted)
+	if h.inc != nil && !tainted && !shallow[c.id] && h.inc.take(h, i) {
+		return false
+	}
+	h.todo = append(h.todo, i)
+	return true
+}
+
+// diffPipe diffs the commits listed in h.todo against their parents on
+// the runtime's workers, commitBatch at a time, as they are listed.
+type diffPipe struct {
+	h       *history
+	ctx     context.Context
+	ex      *spindle.Executor[*diffBatch, *commitDiffer]
+	batches []*diffBatch
+	sent    int // the commits of h.todo in batches
+}
+
+// diffBatch is one task: commits to diff and their results. The walk's
+// goroutine fills it and hands it over; the task owns it from then on.
+type diffBatch struct {
+	commits []*commit
+	results []commitResult
+}
+
+// startDiffs starts the workers that diff commits.
+func (h *history) startDiffs(ctx context.Context) *diffPipe {
 	workers := h.sopts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	var done atomic.Int64
 	sigs := newSigCache(sigCacheBytes)
-	ex := spindle.NewContext(ctx, spindle.Config{Workers: workers},
+	d := &diffPipe{h: h, ctx: ctx}
+	d.ex = spindle.NewContext(ctx, spindle.Config{Workers: workers},
 		func(int) *commitDiffer {
 			cd := &commitDiffer{objs: h.repo.objs, sel: h.sel}
 			cd.td.objs, cd.td.sel = h.repo.objs, h.sel
 			cd.blobs.objs, cd.blobs.shared = h.repo.objs, sigs
 			return cd
 		},
-		func(lo int, w *spindle.Worker[int, *commitDiffer]) {
-			hi := min(lo+commitBatch, len(h.todo))
-			for i := lo; i < hi; i++ {
-				chs, err := w.Scratch.diffCommit(h.commits[h.todo[i]])
-				results[i] = commitResult{changes: chs, err: err, tooLong: w.Scratch.tooLong}
+		func(b *diffBatch, w *spindle.Worker[*diffBatch, *commitDiffer]) {
+			for i, c := range b.commits {
+				chs, err := w.Scratch.diffCommit(c)
+				b.results[i] = commitResult{changes: chs, err: err, tooLong: w.Scratch.tooLong}
 			}
-			done.Add(int64(hi - lo))
 			if p := h.sopts.Progress; p != nil {
-				p.Commits.Add(int64(hi - lo))
+				p.Commits.Add(int64(len(b.commits)))
 			}
 		})
-	tasks := make([]int, 0, len(h.todo)/commitBatch+1)
-	for lo := 0; lo < len(h.todo); lo += commitBatch {
-		tasks = append(tasks, lo)
+	return d
+}
+
+// add hands the commits listed to diff since the last batch to the
+// workers once they fill one.
+func (d *diffPipe) add() {
+	if len(d.h.todo)-d.sent >= commitBatch {
+		d.send()
 	}
-	if err := ex.SpawnBatch(tasks); err != nil {
+}
+
+// addAll hands every listed commit to the workers.
+func (d *diffPipe) addAll() {
+	for d.sent < len(d.h.todo) {
+		d.send()
+	}
+}
+
+// send hands the next batch of listed commits to the workers.
+func (d *diffPipe) send() {
+	hi := min(d.sent+commitBatch, len(d.h.todo))
+	b := &diffBatch{commits: make([]*commit, 0, hi-d.sent), results: make([]commitResult, hi-d.sent)}
+	for _, i := range d.h.todo[d.sent:hi] {
+		b.commits = append(b.commits, d.h.commits[i])
+	}
+	d.sent = hi
+	d.batches = append(d.batches, b)
+	// An error means the scan was stopped; finish reports it.
+	_ = d.ex.Spawn(b)
+}
+
+// stop abandons the diffs, for a walk that failed.
+func (d *diffPipe) stop() {
+	d.ex.Shutdown()
+	_, _ = d.ex.Join()
+}
+
+// finish hands over the last commits, waits for every diff, then groups
+// the changes into units (distinct changes) in diff order: by path, and
+// along each path from the oldest change to the newest, so that one
+// change's new blob is the next one's old blob and is read once.
+func (d *diffPipe) finish() (int64, error) {
+	h := d.h
+	d.addAll()
+	if _, err := d.ex.Join(); err != nil {
 		return 0, err
 	}
-	if _, err := ex.Join(); err != nil {
+	if err := d.ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
+	results := make([]commitResult, 0, len(h.todo))
+	for _, b := range d.batches {
+		results = append(results, b.results...)
 	}
 	n := h.groupChanges(results)
 	// Diff order: by path, then oldest first (commits are in log order,

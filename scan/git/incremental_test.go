@@ -301,6 +301,29 @@ func TestIncrementalAfterRewrites(t *testing.T) {
 	check("with the branch back", 0)
 }
 
+// TestIncrementalWithoutHEAD: in a repository whose HEAD names a branch
+// that is gone (a mirror of a project that renamed its default branch),
+// the store is named from the walk's first commit, which the walk must
+// finish before the commits are admitted: the scans with the store
+// report what a full scan reports, and the second answers from it.
+func TestIncrementalWithoutHEAD(t *testing.T) {
+	dir := generatedRepo(t)
+	gitIn(t, dir, nil, "symbolic-ref", "HEAD", "refs/heads/gone")
+	det := builtinDetector(t)
+	cache := &Cache{Dir: t.TempDir()}
+	full := mustScan(t, dir, det, Options{}, scan.Options{})
+	if len(full.findings) == 0 || full.st.Commits == 0 {
+		t.Fatalf("the full scan found %d findings in %d commits", len(full.findings), full.st.Commits)
+	}
+	first := mustScan(t, dir, det, Options{Cache: cache}, scan.Options{})
+	sameFindings(t, "first scan", first, full)
+	second := mustScan(t, dir, det, Options{Cache: cache}, scan.Options{})
+	sameFindings(t, "second scan", second, full)
+	if second.st.Cached != second.st.Commits {
+		t.Errorf("second scan: %d of %d commits from the store", second.st.Cached, second.st.Commits)
+	}
+}
+
 // TestIncrementalShards: shards written to one store make the whole
 // scan's store, and a shard read from a store reports what that shard
 // reports without one.

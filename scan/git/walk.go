@@ -55,6 +55,9 @@ type walker struct {
 	met   map[odb.ID]bool
 	// started holds the commits the last walk started from.
 	started []odb.ID
+	// emit, when not nil, is called with each commit the walk lists, as
+	// it lists it.
+	emit func(*commit)
 	// loads counts the commits read.
 	loads int64
 }
@@ -275,6 +278,9 @@ func (w *walker) walk() ([]*commit, error) {
 			break
 		}
 		out = append(out, c)
+		if w.emit != nil {
+			w.emit(c)
+		}
 	}
 	return out, nil
 }
