@@ -55,12 +55,16 @@
 //     --author. Only each commit's tree, parents and date are read.
 //  2. Tree diffs (treediff.go, renames.go, changes.go): each commit's
 //     tree against its parent's, by object id, entering only the
-//     subtrees whose ids differ, in parallel on the runtime's workers.
+//     subtrees whose ids differ, in parallel on the runtime's workers,
+//     each batch of commits as soon as the walk has listed it (the walk
+//     reads commit after commit on one goroutine).
 //     Rename detection is git's default: exact renames, then pairs whose
 //     file names are unique on both sides if 75% similar, then the
 //     similarity matrix down to 50% within git's rename limit, with git's
 //     similarity estimate and its tie-breaks. A merge's files are those
-//     that differ from every parent.
+//     that differ from every parent: its diff against the first parent
+//     walks the other parents' trees beside it and leaves out every file
+//     or directory one of them holds as is.
 //  3. Line diffs (units.go): the changes are grouped by what they do, so
 //     that the same old and new blob at the same path (a cherry-pick, a
 //     rebase, the same edit on two branches) is diffed and scanned once

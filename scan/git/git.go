@@ -68,11 +68,12 @@ type Stats struct {
 	// Fragments counts the runs of added lines handed to the scan, and
 	// BlobBytes the blob content read to diff them.
 	Fragments, BlobBytes int64
-	// Time spent walking the history, diffing trees (and detecting
-	// renames), reading the blobs of the changes (inflating them and
-	// resolving their deltas), and diffing their lines (with the keyword
-	// checks that spare most diffs), summed over workers; the scan's own
-	// time is in Stats.Phases.
+	// Time spent walking the history (the tree diffs run beside it),
+	// finishing the tree diffs after the walk (and detecting renames),
+	// reading the blobs of the changes (inflating them and resolving
+	// their deltas), and diffing their lines (with the keyword checks
+	// that spare most diffs), summed over workers; the scan's own time
+	// is in Stats.Phases.
 	Walk, TreeDiff, BlobRead, LineDiff time.Duration
 	// Shallow says the repository is a shallow clone: history before
 	// its boundary commits is not there to scan.
