@@ -365,7 +365,12 @@ func (d *diffPipe) stop() {
 func (d *diffPipe) finish() (int64, error) {
 	h := d.h
 	d.addAll()
-	if _, err := d.ex.Join(); err != nil {
+	_, err := d.ex.Join()
+	// The workers' differs hold their recent trees and the shared rename
+	// signatures (tens of MiB on a large history): let them go before
+	// the line diffs start.
+	d.ex = nil
+	if err != nil {
 		return 0, err
 	}
 	if err := d.ctx.Err(); err != nil {
@@ -375,6 +380,7 @@ func (d *diffPipe) finish() (int64, error) {
 	for _, b := range d.batches {
 		results = append(results, b.results...)
 	}
+	d.batches = nil
 	n := h.groupChanges(results)
 	// Diff order: by path, then oldest first (commits are in log order,
 	// newest first, so the last commit index is the oldest).
