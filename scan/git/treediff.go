@@ -123,41 +123,45 @@ type otherDir struct {
 }
 
 // otherDirs reads the directories of the other parents (the zero id: a
-// parent without that directory).
-func (d *treeDiffer) otherDirs(ids []odb.ID) ([]otherDir, error) {
+// parent without that directory). A directory that cannot be read or
+// parsed holds nothing here: its files then count as different, and the
+// merge's diff against that parent, which reads it again, reports the
+// error.
+func (d *treeDiffer) otherDirs(ids []odb.ID) []otherDir {
 	dirs := make([]otherDir, len(ids))
 	for k, id := range ids {
 		raw, err := d.raw(id)
 		if err != nil {
-			return nil, err
+			continue
 		}
 		dirs[k] = otherDir{raw: raw, hs: d.objs.HashSize()}
-		if err := dirs[k].step(); err != nil {
-			return nil, err
-		}
+		dirs[k].step()
 	}
-	return dirs, nil
+	return dirs
 }
 
-// step moves to the next entry.
-func (od *otherDir) step() error {
-	od.has = od.at < len(od.raw)
-	if !od.has {
-		return nil
+// step moves to the next entry (to none past a damaged one).
+func (od *otherDir) step() {
+	od.has = false
+	if od.at >= len(od.raw) {
+		return
 	}
 	e, n, err := odb.ParseTreeEntry(od.raw[od.at:], od.hs)
 	if err != nil {
-		return err
+		return
 	}
-	od.cur, od.at = e, od.at+n
-	return nil
+	od.cur, od.at, od.has = e, od.at+n, true
 }
 
 // held reports whether one of the other parents' directories holds e as
 // is (the same name, kind, mode and id). Otherwise, for a subtree, it
 // returns each one's subtree of that name (the zero id where there is
-// none). Entries must be asked about in the trees' order.
-func held(dirs []otherDir, e odb.TreeEntry) (bool, []odb.ID, error) {
+// none). Entries must be asked about in the trees' order. With no other
+// parents (no merge) it holds nothing and returns no subtrees.
+func held(dirs []otherDir, e odb.TreeEntry) (bool, []odb.ID) {
+	if dirs == nil {
+		return false, nil
+	}
 	var subs []odb.ID
 	if e.Mode.IsTree() {
 		subs = make([]odb.ID, len(dirs))
@@ -165,20 +169,18 @@ func held(dirs []otherDir, e odb.TreeEntry) (bool, []odb.ID, error) {
 	for k := range dirs {
 		od := &dirs[k]
 		for od.has && baseNameCompare(od.cur.Name, od.cur.Mode, e.Name, e.Mode) < 0 {
-			if err := od.step(); err != nil {
-				return false, nil, err
-			}
+			od.step()
 		}
 		if !od.has || baseNameCompare(od.cur.Name, od.cur.Mode, e.Name, e.Mode) != 0 {
 			continue
 		}
 		if o := od.cur; o.ID == e.ID && o.Mode == e.Mode {
-			return true, nil, nil
+			return true, nil
 		} else if subs != nil && o.Mode.IsTree() {
 			subs[k] = o.ID
 		}
 	}
-	return false, subs, nil
+	return false, subs
 }
 
 // diffAt compares two trees (either may be absent: the zero id) under
@@ -200,9 +202,7 @@ func (d *treeDiffer) diffAt(a, b odb.ID, others []odb.ID, base []byte, depth int
 	}
 	var dirs []otherDir
 	if others != nil {
-		if dirs, err = d.otherDirs(others); err != nil {
-			return err
-		}
+		dirs = d.otherDirs(others)
 	}
 	// Entries are compared in order, both trees parsed as they go, but
 	// the bytes the two trees share at their start and end are not
@@ -257,16 +257,9 @@ func (d *treeDiffer) diffAt(a, b odb.ID, others []odb.ID, base []byte, depth int
 			}
 		case c > 0:
 			hasY = false
-			var subs []odb.ID
-			if others != nil {
-				in, s, err := held(dirs, y)
-				if err != nil {
-					return err
-				}
-				if in {
-					continue
-				}
-				subs = s
+			in, subs := held(dirs, y)
+			if in {
+				continue
 			}
 			if err := d.one(y, subs, base, depth, true); err != nil {
 				return err
@@ -276,16 +269,9 @@ func (d *treeDiffer) diffAt(a, b odb.ID, others []odb.ID, base []byte, depth int
 			if x.ID == y.ID && x.Mode == y.Mode {
 				continue
 			}
-			var subs []odb.ID
-			if others != nil {
-				in, s, err := held(dirs, y)
-				if err != nil {
-					return err
-				}
-				if in {
-					continue
-				}
-				subs = s
+			in, subs := held(dirs, y)
+			if in {
+				continue
 			}
 			if len(base)+len(x.Name) > maxPath {
 				d.tooLong++
