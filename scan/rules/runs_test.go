@@ -147,35 +147,40 @@ func TestMatchCoreMatchesExactlyWhenTheRegexDoes(t *testing.T) {
 	}
 }
 
+// tokenRule and awsRule are the rules of the tests of lazy forms: one
+// without a literal prefix (go-re2's), one with.
+const (
+	tokenRule = `
+[[rules]]
+id = "token"
+regex = '''[\w.-]{0,20}?token[ \t]*=[ \t]*([a-f0-9]{16})'''
+keywords = ["token"]
+`
+	awsRule = `
+[[rules]]
+id = "aws"
+regex = '''\b(AKIA[A-Z2-7]{16})\b'''
+keywords = ["akia"]
+`
+)
+
+// re2Detector compiles src with go-re2 forced for every rule.
+func re2Detector(t *testing.T, src string) *Detector {
+	t.Helper()
+	saved := ruleEngine
+	ruleEngine = engineRE2
+	defer func() { ruleEngine = saved }()
+	return mustDetector(t, src)
+}
+
 // TestLazyFormsAreBuiltOnceUnderConcurrentScans has goroutines race to a
 // fresh detector's first scan, with go-re2 forced for every rule, and
 // checks that every goroutine sees the same compiled regexes and reports
 // the same findings. Run it with -race.
 func TestLazyFormsAreBuiltOnceUnderConcurrentScans(t *testing.T) {
-	saved := ruleEngine
-	ruleEngine = engineRE2
-	d := mustDetector(t, `
-[[rules]]
-id = "token"
-regex = '''[\w.-]{0,20}?token[ \t]*=[ \t]*([a-f0-9]{16})'''
-keywords = ["token"]
-[[rules]]
-id = "aws"
-regex = '''\b(AKIA[A-Z2-7]{16})\b'''
-keywords = ["akia"]
-`)
-	ruleEngine = saved
+	d := re2Detector(t, tokenRule+awsRule)
 	text := []byte(strings.Repeat("x token = 0123456789abcdef; AKIAABCDEFGHIJKLMNOP\n", 50))
-	want := len(scanText(mustDetector(t, `
-[[rules]]
-id = "token"
-regex = '''[\w.-]{0,20}?token[ \t]*=[ \t]*([a-f0-9]{16})'''
-keywords = ["token"]
-[[rules]]
-id = "aws"
-regex = '''\b(AKIA[A-Z2-7]{16})\b'''
-keywords = ["akia"]
-`), "", string(text)))
+	want := len(scanText(mustDetector(t, tokenRule+awsRule), "", string(text)))
 	const workers = 8
 	var wg sync.WaitGroup
 	got := make([]int, workers)
@@ -246,15 +251,7 @@ func TestRuleTakesGoRE2OnlyAfterEnoughText(t *testing.T) {
 	if !re2Usable() {
 		t.Skip("go-re2 cannot run here")
 	}
-	saved := ruleEngine
-	ruleEngine = engineRE2
-	d := mustDetector(t, `
-[[rules]]
-id = "token"
-regex = '''[\w.-]{0,20}?token[ \t]*=[ \t]*([a-f0-9]{16})'''
-keywords = ["token"]
-`)
-	ruleEngine = saved
+	d := re2Detector(t, tokenRule)
 	text := strings.Repeat("x token = 0123456789abcdef; y\n", 20)
 	want := scanText(d, "a.txt", text)
 	if len(want) != 20 {

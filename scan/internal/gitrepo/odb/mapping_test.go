@@ -9,12 +9,8 @@ import (
 // than Options.MapBytes; a pack that does not fit is read with pread,
 // and every object reads the same either way.
 func TestMapBytesBoundsMappedPacks(t *testing.T) {
-	if !mapsPacks {
-		t.Skip("packs are not mapped here")
-	}
+	dir := mappableHistory(t)
 	commits, files, lines := historySize()
-	dir := newRepo(t, true)
-	fastImport(t, dir, commits, files, lines)
 	fastImport(t, dir, commits/2, files+5, lines)
 	fastImport(t, dir, commits/3, files+2, lines)
 	want := catFileAll(t, dir)
@@ -57,12 +53,7 @@ func TestMapBytesBoundsMappedPacks(t *testing.T) {
 // pages past the file's end fault, and the fault is an error), not as a
 // crash; the objects before the cut read as before.
 func TestMappedPackTruncatedUnderTheMapping(t *testing.T) {
-	if !mapsPacks {
-		t.Skip("packs are not mapped here")
-	}
-	commits, files, lines := historySize()
-	dir := newRepo(t, true)
-	fastImport(t, dir, commits, files, lines)
+	dir := mappableHistory(t)
 	want := catFileAll(t, dir)
 	db, err := openRepo(dir, Options{CacheBytes: -1})
 	if err != nil {
@@ -104,4 +95,16 @@ func TestMappedPackTruncatedUnderTheMapping(t *testing.T) {
 	if good == 0 || bad == 0 {
 		t.Fatalf("%d objects read and %d failed; want some of each", good, bad)
 	}
+}
+
+// mappableHistory returns a bare repository with one pack of a generated
+// history, skipping the test where packs are not mapped.
+func mappableHistory(t *testing.T) string {
+	if !mapsPacks {
+		t.Skip("packs are not mapped here")
+	}
+	commits, files, lines := historySize()
+	dir := newRepo(t, true)
+	fastImport(t, dir, commits, files, lines)
+	return dir
 }
