@@ -97,8 +97,9 @@ regex = '''\b[0-9]{12}\b'''
 	}
 }
 
-// referenceMayFind is MayFind as it was before gateHit: every keyword
-// occurrence found at once over all of data, then every rule's gate.
+// referenceMayFind decides what MayFind decides by one search of all of
+// data for every keyword occurrence, then every rule's gate: the oracle
+// for gateHit's early stop.
 func referenceMayFind(s *Scratch, path string, data []byte) bool {
 	s.setPath(path)
 	if s.skip {
