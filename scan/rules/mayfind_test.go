@@ -156,10 +156,14 @@ keywords = ["zzkey"]
 	rng := rand.New(rand.NewPCG(7, 29))
 	words := []string{"tok_", "TOK_", "password", "PassW0rd", "пароль", "ПАРОЛЬ", "zzkey", "K", "ſ", "İ", "dG9rXzAxMjM0NTY3ODlhYmNkZWY="}
 	edges := []int{1 << 10, 3 << 10, 7 << 10, 15 << 10, 31 << 10}
+	n := 3000
+	if testing.Short() {
+		n = 400
+	}
 	for _, depth := range []int{-1, 0} {
 		d := mustDetectorWith(t, cfg, Settings{MaxDecodeDepth: depth})
 		s, ref := d.NewScratch(), d.NewScratch()
-		for i := range 3000 {
+		for i := range n {
 			size := rng.IntN(40 << 10)
 			text := []byte(strings.Repeat("lorem ipsum dolor sit amet\n", size/27+1))[:size]
 			for range rng.IntN(3) {
