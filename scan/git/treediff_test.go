@@ -20,11 +20,7 @@ import (
 // every entry of both trees, in the same order; and restricted to a set
 // of paths, exactly those of them.
 func TestTreeDiffSkipsSharedBytesExactly(t *testing.T) {
-	db, err := odb.Open(t.TempDir(), odb.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	objs := treeTestObjects(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := 3000
 	if testing.Short() {
@@ -38,7 +34,7 @@ func TestTreeDiffSkipsSharedBytesExactly(t *testing.T) {
 			b = a // identical trees
 		}
 		idA, idB := putTree(trees, a), putTree(trees, b)
-		d := &treeDiffer{objs: &gitrepo.Objects{DB: db}, sel: &selection{}}
+		d := &treeDiffer{objs: objs, sel: &selection{}}
 		d.recent.trees = trees // every tree, read from here
 		if err := d.diff(idA, idB); err != nil {
 			t.Fatal(err)
@@ -70,6 +66,17 @@ func TestTreeDiffSkipsSharedBytesExactly(t *testing.T) {
 			t.Fatalf("pair %d, restricted:\n got %s\nwant %s", i, strings.Join(got, "\n     "), strings.Join(wantOnly, "\n     "))
 		}
 	}
+}
+
+// treeTestObjects returns the objects of an empty database, for tree
+// diffs whose trees all come from the differ's recent cache.
+func treeTestObjects(t *testing.T) *gitrepo.Objects {
+	db, err := odb.Open(t.TempDir(), odb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &gitrepo.Objects{DB: db}
 }
 
 // testTree is a tree being built: its entries by name.
@@ -264,11 +271,7 @@ func describeChanges(fcs []fileChange) []string {
 // merges of two and three parents whose trees mix the parents' entries,
 // subtrees and files, with new ones.
 func TestMergeChangeIsFilesDifferingFromEveryParent(t *testing.T) {
-	db, err := odb.Open(t.TempDir(), odb.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	objs := treeTestObjects(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	n := 3000
 	if testing.Short() {
@@ -291,7 +294,7 @@ func TestMergeChangeIsFilesDifferingFromEveryParent(t *testing.T) {
 			ids[1] = odb.ID{} // a parent that could not be read
 		}
 		c := &commit{tree: putTree(trees, m), parentTrees: ids}
-		cd := &commitDiffer{objs: &gitrepo.Objects{DB: db}, sel: &selection{}}
+		cd := &commitDiffer{objs: objs, sel: &selection{}}
 		cd.td.objs, cd.td.sel = cd.objs, cd.sel
 		cd.td.recent.trees = trees
 		got, err := cd.merge(c)
