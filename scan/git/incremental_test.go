@@ -302,7 +302,7 @@ func TestIncrementalAfterRewrites(t *testing.T) {
 }
 
 // TestIncrementalWithoutHEAD: in a repository whose HEAD names a branch
-// that is gone (a mirror of a project that renamed its default branch),
+// that does not exist (a mirror of a project that renamed its default branch),
 // the store is named from the walk's first commit, which the walk must
 // finish before the commits are admitted: the scans with the store
 // report what a full scan reports, and the second answers from it.

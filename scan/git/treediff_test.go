@@ -22,10 +22,7 @@ import (
 func TestTreeDiffSkipsSharedBytesExactly(t *testing.T) {
 	objs := treeTestObjects(t)
 	rng := rand.New(rand.NewPCG(3, 4))
-	n := 3000
-	if testing.Short() {
-		n = 500
-	}
+	n := treeTrials()
 	for i := range n {
 		trees := map[odb.ID][]byte{}
 		a := randomTree(rng, trees, 0)
@@ -77,6 +74,14 @@ func treeTestObjects(t *testing.T) *gitrepo.Objects {
 	}
 	t.Cleanup(func() { db.Close() })
 	return &gitrepo.Objects{DB: db}
+}
+
+// treeTrials is how many random trees (or merges) a tree-diff test tries.
+func treeTrials() int {
+	if testing.Short() {
+		return 500
+	}
+	return 3000
 }
 
 // testTree is a tree being built: its entries by name.
@@ -273,10 +278,7 @@ func describeChanges(fcs []fileChange) []string {
 func TestMergeChangeIsFilesDifferingFromEveryParent(t *testing.T) {
 	objs := treeTestObjects(t)
 	rng := rand.New(rand.NewPCG(5, 6))
-	n := 3000
-	if testing.Short() {
-		n = 500
-	}
+	n := treeTrials()
 	merges := 0
 	for i := range n {
 		trees := map[odb.ID][]byte{}
