@@ -157,17 +157,17 @@ func ExampleTask_Tick() {
 	// Output: 5999994
 }
 
-// SumRec is Sum with a Rec: the cheapest fork, for a function that forks
+// SumRec is Sum with Frames: the cheapest fork, for a function that forks
 // calls of itself.
-func SumRec(r *fork.Rec[*Node, int], n *Node) int {
+func SumRec(f *fork.Frame[*Node, int], n *Node) int {
 	if n == nil {
 		return 0
 	}
-	r.Fork(n.Right)
-	s := n.Val + SumRec(r, n.Left)
-	right, ok := r.Join()
+	g := f.Fork(n.Right)
+	s := n.Val + SumRec(&g, n.Left)
+	right, ok := g.Join()
 	if !ok {
-		right = SumRec(r, n.Right) // nobody took the fork: call it here
+		right = SumRec(f, n.Right) // nobody took the fork: call it here
 	}
 	return s + right
 }
@@ -179,41 +179,49 @@ func ExampleRecurse() {
 	// Output: 500500
 }
 
-// Forks pair with joins like calls with returns: a function may have
-// several forks outstanding, and joins them newest first.
-func ExampleRec_Join() {
-	p := fork.NewPool(fork.Config{})
-	defer p.Close()
-	// count returns how many of the numbers in [lo, hi) are prime, forking
-	// the upper three quarters of the range in three pieces.
-	var count func(r *fork.Rec[[2]int, int], span [2]int) int
-	count = func(r *fork.Rec[[2]int, int], span [2]int) int {
-		lo, hi := span[0], span[1]
-		if hi-lo <= 64 {
-			n := 0
-			for x := lo; x < hi; x++ {
-				if isPrime(x) {
-					n++
-				}
+// countPrimes returns how many of the numbers in [lo, hi) are prime,
+// forking the upper three quarters of the range in three pieces: three
+// frames, each forked from the one before and joined in reverse.
+func countPrimes(f *fork.Frame[[2]int, int], span [2]int) int {
+	lo, hi := span[0], span[1]
+	if hi-lo <= 64 {
+		n := 0
+		for x := lo; x < hi; x++ {
+			if isPrime(x) {
+				n++
 			}
-			return n
-		}
-		q := (hi - lo) / 4
-		parts := [4][2]int{{lo, lo + q}, {lo + q, lo + 2*q}, {lo + 2*q, lo + 3*q}, {lo + 3*q, hi}}
-		for _, part := range parts[1:] {
-			r.Fork(part)
-		}
-		n := count(r, parts[0])
-		for i := 3; i >= 1; i-- { // the newest fork first
-			v, ok := r.Join()
-			if !ok {
-				v = count(r, parts[i])
-			}
-			n += v
 		}
 		return n
 	}
-	fmt.Println(fork.Recurse(p, count, [2]int{0, 100_000}))
+	q := (hi - lo) / 4
+	parts := [4][2]int{{lo, lo + q}, {lo + q, lo + 2*q}, {lo + 2*q, lo + 3*q}, {lo + 3*q, hi}}
+	g1 := f.Fork(parts[1])
+	g2 := g1.Fork(parts[2])
+	g3 := g2.Fork(parts[3])
+	n := countPrimes(&g3, parts[0])
+	// The newest fork first; an untaken fork is called with the frame
+	// that was current when it was made.
+	v3, ok := g3.Join()
+	if !ok {
+		v3 = countPrimes(&g2, parts[3])
+	}
+	v2, ok := g2.Join()
+	if !ok {
+		v2 = countPrimes(&g1, parts[2])
+	}
+	v1, ok := g1.Join()
+	if !ok {
+		v1 = countPrimes(f, parts[1])
+	}
+	return n + v1 + v2 + v3
+}
+
+// Forks pair with joins like calls with returns: a function may have
+// several forks outstanding, and joins them newest first.
+func ExampleFrame_Join() {
+	p := fork.NewPool(fork.Config{})
+	defer p.Close()
+	fmt.Println(fork.Recurse(p, countPrimes, [2]int{0, 100_000}))
 	// Output: 9592
 }
 

@@ -561,17 +561,17 @@ func TestMisusePanicsWithAMessage(t *testing.T) {
 			f.Fork(t, id, 1)
 			f.Fork(t, id, 2)
 			f.Join(t)
-		}, "without joining every Future"},
+		}, "without joining every fork"},
 		{"return without join", func(t *fork.Task) {
 			var f fork.Future[int, int]
 			f.Fork(t, id, 1)
-		}, "without joining every Future"},
+		}, "without joining every fork"},
 		{"loop body without join", func(t *fork.Task) {
 			fork.For(t, 0, 3, func(t *fork.Task, i int) {
 				var f fork.Future[int, int]
 				f.Fork(t, id, i)
 			})
-		}, "without joining every Future"},
+		}, "without joining every fork"},
 		{"join on another task", func(t *fork.Task) {
 			var f fork.Future[int, int]
 			f.Fork(t, id, 1)
@@ -583,7 +583,7 @@ func TestMisusePanicsWithAMessage(t *testing.T) {
 				f.Join(t2)
 				return 0
 			}, 0)
-		}, "without joining every Future"},
+		}, "without joining every fork"},
 		{"join on another task at another depth", func(t *fork.Task) {
 			var f fork.Future[int, int]
 			f.Fork(t, id, 1)

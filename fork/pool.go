@@ -44,6 +44,14 @@ type Pool struct {
 	// mu that nobody would take an offered job. Written only under mu.
 	nsleep atomic.Int32
 
+	// recs counts the Recurse computations running on the pool's workers
+	// (see RecurseTask). While it and nsleep are both positive, the beater
+	// goroutine signals them every heartbeat; beaterParked says that it
+	// waits on beaterWake for that to happen (see beater).
+	recs         atomic.Int32
+	beaterParked atomic.Bool
+	beaterWake   chan struct{} // capacity 1
+
 	mu sync.Mutex
 	// ready holds promoted jobs nobody has taken yet, oldest first. Guarded by mu.
 	ready []shared
@@ -54,7 +62,10 @@ type Pool struct {
 	sleepers []*Task
 	// spare holds the Tasks of finished Calls for reuse, so a Call in steady
 	// state allocates nothing. Guarded by mu.
-	spare  []*Task
+	spare []*Task
+	// tasks lists every Task of the pool (background workers' and
+	// callers'), for the beater. Guarded by mu.
+	tasks  []*Task
 	closed bool // guarded by mu
 
 	wg sync.WaitGroup // background workers
@@ -71,9 +82,14 @@ func NewPool(cfg Config) *Pool {
 		p.heartbeat = DefaultHeartbeat
 	}
 	p.spin = min(spinBeats*p.heartbeat, maxSpin)
+	p.beaterWake = make(chan struct{}, 1)
 	p.wg.Add(p.workers - 1)
 	for range p.workers - 1 {
-		go p.work(newTask(p))
+		go p.work(p.newTask())
+	}
+	if p.workers > 1 {
+		p.wg.Add(1)
+		go p.beater()
 	}
 	return p
 }
@@ -93,6 +109,7 @@ func (p *Pool) Close() {
 		for len(p.sleepers) > 0 {
 			p.wakeLocked(p.sleepers[len(p.sleepers)-1])
 		}
+		p.wakeBeater()
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
@@ -130,7 +147,7 @@ func (p *Pool) acquire() *Task {
 	}
 	p.mu.Unlock()
 	if t == nil {
-		t = newTask(p)
+		t = p.newTask()
 	}
 	// The first heartbeat of a Call comes one Heartbeat after it starts:
 	// a Call shorter than that never pays for a promotion.
@@ -269,6 +286,9 @@ func (p *Pool) sleepLocked(t *Task) {
 	t.sleeping = true
 	p.sleepers = append(p.sleepers, t)
 	p.nsleep.Store(int32(len(p.sleepers)))
+	if p.recs.Load() > 0 && p.beaterParked.Load() {
+		p.wakeBeater()
+	}
 	if tracing {
 		traceSleep(t, t.joining)
 	}
@@ -354,4 +374,65 @@ func (p *Pool) wakeLocked(t *Task) {
 		}
 	}
 	panic("fork: internal error: sleeping task missing from the sleepers list")
+}
+
+// The beater is the heartbeat of Rec computations. A Rec's forks do not
+// count ticks (see Rec): while a Recurse runs and a worker is idle, the
+// beater sets the running Recs' signal every heartbeat, and a signalled
+// Rec promotes its oldest fork at its next Join. The beater parks while
+// no Recurse runs or nobody is idle, so an idle pool, and a pool whose
+// workers are all busy, pay nothing for it. It sleeps with the operating
+// system's timer (see sleepBeat): the Go runtime's timers wake a goroutine
+// no sooner than a millisecond when every other goroutine is parked.
+func (p *Pool) beater() {
+	defer p.wg.Done()
+	for {
+		p.beaterParked.Store(true)
+		// Checked after the store: a Recurse that starts or a worker that
+		// goes idle in between sees beaterParked and sends a token.
+		for p.recs.Load() == 0 || p.nsleep.Load() == 0 {
+			<-p.beaterWake
+			if p.isClosed() {
+				return
+			}
+		}
+		p.beaterParked.Store(false)
+		sleepBeat(p.heartbeat)
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return
+		}
+		if len(p.sleepers) > 0 {
+			for _, t := range p.tasks {
+				if s := t.hot.Load(); s != nil {
+					s.Store(1)
+				}
+			}
+		}
+		p.mu.Unlock()
+	}
+}
+
+// wakeBeater sends the beater a token if it has none waiting.
+func (p *Pool) wakeBeater() {
+	select {
+	case p.beaterWake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *Pool) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+// newTask makes a Task and lists it for the beater.
+func (p *Pool) newTask() *Task {
+	t := newTask(p)
+	p.mu.Lock()
+	p.tasks = append(p.tasks, t)
+	p.mu.Unlock()
+	return t
 }

@@ -1,104 +1,108 @@
 package fork
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
-// Rec is the fork/join context of one recursive function, fn, of type
-// func(*Rec[In, Out], In) Out: the cheapest way to fork in this package.
-// Fork(in) records the call fn(r, in) on a stack of inputs typed In, and
-// Join pops it; as with Future, Join reports false when nobody took the
-// call, and the caller makes it itself:
+// Frame is one fork of a recursive function run by Recurse: the cheapest
+// way to fork in this package. The function receives the frame of its
+// caller, f; f.Fork(in) returns a new frame g that records the call
+// fn(&g, in), the function passes &g down while it works, and g.Join()
+// reports whether another worker took the call. When nobody took it, the
+// caller makes the call itself, with f:
 //
-//	func sum(r *fork.Rec[*Node, int], n *Node) int {
+//	func sum(f *fork.Frame[*Node, int], n *Node) int {
 //		if n.Left == nil || n.Right == nil {
 //			return sumSeq(n)
 //		}
-//		r.Fork(n.Right)
-//		s := n.Val + sum(r, n.Left)
-//		right, ok := r.Join()
+//		g := f.Fork(n.Right)
+//		s := n.Val + sum(&g, n.Left)
+//		right, ok := g.Join()
 //		if !ok {
-//			right = sum(r, n.Right) // nobody took the fork: call it here
+//			right = sum(f, n.Right) // nobody took the fork: call it here
 //		}
 //		return s + right
 //	}
 //
 //	total := fork.Recurse(p, sum, root)
 //
-// What makes it cheaper than Future is that the forked function is fixed
-// (it is the function Recurse was given) and the stack is typed: Fork
-// stores the input in the next slot and counts the heartbeat's tick, with
-// no type check and no function value to store; Join decrements the depth
-// and compares it with the oldest fork a heartbeat promoted. Both inline
-// into the caller. The package doc gives the instruction counts.
+// Frames live in the variables of the recursive function, on the
+// goroutine's stack, linked to their callers' frames: a fork is four
+// stores to the stack and a join two loads and two compares, with no
+// depth to count and no write barrier (see the package doc, What an
+// untaken fork costs). A heartbeat reaches a running Recurse as a signal
+// (see Pool): at its next Join the worker walks the frames up to the
+// oldest fork nobody has taken, the biggest piece of work left, and
+// offers it to idle workers.
 //
-// Joins pair with forks like calls with returns: Join joins the most
-// recent fork not joined yet. A function that returns with forks it did
-// not join, or a Join with no fork left, panics (when the function given
-// to Recurse returns, at the latest). A Rec belongs to the worker running
-// the function: keep it out of closures that other goroutines run. Use
-// Task for Future, For, Reduce and Join2 inside fn.
-type Rec[In, Out any] struct {
-	// w packs the number of forks not joined yet (low 32 bits) and the
-	// heartbeat countdown (high 32 bits, minus the forks left before the
-	// next clock read), as Task.w does. Fork adds tickUnit+1, Join
-	// subtracts 1. len(ins) >= depth + forks left, so Fork needs no bounds
-	// check (see rearm).
-	w uint64
-	// lim: the forks below it have been promoted (they are ready or taken);
-	// Join's fast path is for the forks at or above it.
-	lim int32
-	// base is &ins[0].
-	base unsafe.Pointer
-	ins  []In
-	fn   func(*Rec[In, Out], In) Out
-	t    *Task
-	// self is r as a recFrame, for the calls out of line.
-	self recFrame
-	// jobs[d] is the promoted job of fork d, for d < lim.
-	jobs []*recJob[In, Out]
-	none result[Out] // the slow path's answer when nobody took the fork
-	slot int         // r's slot in t.slots while it runs
-	busy bool        // running: not reusable
-	_    pad
+// The rules, which keep frames on the stack and the chain sound:
+//   - Write fn as a named function (or method) that calls itself
+//     directly. A call through a func variable or an interface makes
+//     every frame escape to the heap: it still works, at an allocation
+//     per fork.
+//   - Pass &g only to the calls made between g's Fork and its Join, and
+//     call with f once g is joined. Join a frame once, and join frames
+//     in the reverse order of their forks, as calls return. A fork is not
+//     seen by anyone after its function returns, so a frame that is never
+//     joined is a call that was never made, unless another worker took it:
+//     then Recurse panics when the function returns.
+//   - Do not copy a Frame (go vet reports copies), and keep frames out of
+//     closures that other goroutines run: a frame belongs to the worker
+//     that runs the function.
+//   - Use Task for Future, Join2, For, Reduce and nested Recurse calls
+//     inside fn. While such a computation runs, the Recurse's own forks
+//     wait for it to finish before a heartbeat may offer them.
+type Frame[In, Out any] struct {
+	_    noCopy
+	r    *Rec[In, Out]
+	prev *Frame[In, Out]
+	// job is the fork's job once a heartbeat promoted it (or the root
+	// frame's mark, rootJob); nil while the fork is local.
+	job *recJob[In, Out]
+	in  In
 }
 
-// recFrame is a Rec as the out-of-line paths see it.
-type recFrame interface {
-	record
-	beatRec()
-	joinPromoted() unsafe.Pointer
+// noCopy makes go vet's copylocks check report copies of a Frame.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
+
+// Fork records the call fn(&g, in) in a new frame g, for an idle worker
+// to take. It does not make the call: unless a heartbeat hands it to
+// another worker before g.Join, Join reports false and the caller makes
+// the call itself.
+func (f *Frame[In, Out]) Fork(in In) Frame[In, Out] {
+	return Frame[In, Out]{r: f.r, prev: f, in: in}
 }
 
-// recMaxPeriod bounds a Rec's countdown: the stack of inputs is kept
-// this many slots ahead of the depth, so the bound keeps it small.
-const recMaxPeriod = 4096
+// Join joins the fork that made g. If another worker took it, Join waits
+// for it and returns its result and true; otherwise it returns the zero
+// Out and false, and the caller must make the call itself. A panic in the
+// call on another worker reaches Join with the same value.
+func (g *Frame[In, Out]) Join() (out Out, taken bool) {
+	if g.job == nil {
+		if g.r.sig.Load() == 0 {
+			return
+		}
+	}
+	res := (*result[Out])(viaFrame(noescape(unsafe.Pointer(g)), g.r.join))
+	return res.out, res.taken
+}
 
-// Fork records the call fn(r, in) so that an idle worker may take it. It
-// does not run it: unless a heartbeat hands it to another worker before
-// the matching Join, Join reports false and the caller makes the call.
-func (r *Rec[In, Out]) Fork(in In) {
-	w := r.w
-	*(*In)(unsafe.Add(r.base, uintptr(uint32(w))*unsafe.Sizeof(in))) = in
-	w += tickUnit + 1
-	r.w = w
-	if int64(w) >= 0 {
-		viaRec(r.self, recFrame.beatRec)
+// Tick is the heartbeat check, as Task.Tick: call it in long loops that
+// neither fork nor join, so that the forks made before the loop can move
+// to idle workers while it runs.
+func (f *Frame[In, Out]) Tick() {
+	if f.r.sig.Load() != 0 {
+		viaFrame(noescape(unsafe.Pointer(f)), f.r.tick)
 	}
 }
 
-// Join joins the most recent fork not joined yet. If another worker took
-// it, Join waits for it and returns its result and true; otherwise it
-// returns the zero Out and false, and the caller must make the call
-// itself. A panic in the call on another worker reaches Join with the
-// same value.
-func (r *Rec[In, Out]) Join() (out Out, taken bool) {
-	w := r.w - 1
-	if int32(w) < r.lim {
-		res := (*result[Out])(viaJoin(r.self, recFrame.joinPromoted))
-		return res.out, res.taken
-	}
-	r.w = w
-	return
-}
+// Task returns the Task of the worker running f, for Future, Join2, For,
+// Reduce and nested Recurse calls inside the function.
+func (f *Frame[In, Out]) Task() *Task { return f.r.t }
 
 // result is what Join's slow path returns: the output of a taken fork, or
 // the zero value and false. One pointer for both keeps the slow path a
@@ -109,29 +113,68 @@ type result[Out any] struct {
 	taken bool
 }
 
-// Tick is the heartbeat check, as Task.Tick: call it in long loops that
-// neither fork nor join.
-func (r *Rec[In, Out]) Tick() {
-	r.w += tickUnit
-	if int64(r.w) >= 0 {
-		viaRec(r.self, recFrame.beatRec)
-	}
+// viaFrame calls f(p): a call through a function parameter is what the
+// inliner prices low (see via1), which keeps Join within its budget.
+func viaFrame(p unsafe.Pointer, f func(unsafe.Pointer) unsafe.Pointer) unsafe.Pointer {
+	return f(p)
 }
 
-// Task returns the Task of the worker running r, for Future, Join2, For,
-// Reduce and nested Recurse calls inside fn.
-func (r *Rec[In, Out]) Task() *Task { return r.t }
+// noescape hides p from escape analysis. Join's slow path is an indirect
+// call, whose arguments the compiler must assume escape; without this,
+// every frame would be moved to the heap. The slow path keeps no pointer
+// to a frame beyond its return (it stores only the inputs, which are
+// values of the user's, in the heap), so the frames may stay on the
+// stack. The pointer passes through a uintptr, which escape analysis does
+// not follow, as in the runtime's function of the same name, and is read
+// back through memory so that no uintptr is converted to a pointer.
+//
+// While the pointer is a uintptr the stack must not move (a move adjusts
+// pointers, not integers): nosplit keeps the stack check out, and
+// nocheckptr keeps out the call -race adds to the conversion (a call that
+// could grow the stack between the store and the load; with it, a frame
+// promoted in the old stack was never joined).
+//
+//go:nosplit
+//go:nocheckptr
+func noescape(p unsafe.Pointer) unsafe.Pointer {
+	x := uintptr(p)
+	return *(*unsafe.Pointer)(unsafe.Pointer(&x))
+}
 
-// viaRec and viaJoin call f: a call through a function parameter is what
-// the inliner prices low (see via1).
-func viaRec(r recFrame, f func(recFrame)) { f(r) }
+// Rec is the context of one Recurse computation on one worker: the
+// function, the heartbeat's signal, and the forks promoted so far. Frames
+// point to it; user code never needs it by name.
+type Rec[In, Out any] struct {
+	// sig is set to 1 by the pool's beater when a heartbeat passed and a
+	// worker is idle; the next Join (or Tick) sees it.
+	sig atomic.Int32
+	t   *Task
+	fn  func(*Frame[In, Out], In) Out
+	// join and tick are the slow paths, as functions of a frame pointer.
+	join, tick func(unsafe.Pointer) unsafe.Pointer
+	// root is the frame fn is first called with: its job is rootJob, so
+	// the walk up the frames stops there and Join of it panics.
+	root    Frame[In, Out]
+	rootJob recJob[In, Out]
+	// jobs are the promoted forks not joined yet, usually oldest first.
+	jobs    []*recJob[In, Out]
+	prevHot *atomic.Int32 // t.hot when this Rec started
+	none    result[Out]   // the slow path's answer when nobody took the fork
+	slot    int           // r's slot in t.slots while it runs
+	busy    bool          // running: not reusable
+	_       pad
+}
 
-func viaJoin(r recFrame, f func(recFrame) unsafe.Pointer) unsafe.Pointer { return f(r) }
+// maxWalk bounds the walk from a signalled frame up to the oldest fork
+// not promoted yet, so that a deep chain of forks (a recursion down a list)
+// costs a bounded time per heartbeat: past it, the frame reached is
+// promoted, a younger fork than the oldest.
+const maxWalk = 1024
 
-// Recurse runs fn(r, in) on the calling goroutine as the root of a
-// fork/join computation, as Call does, with a Rec for fn: r.Fork forks
-// calls of fn itself.
-func Recurse[In, Out any](p *Pool, fn func(r *Rec[In, Out], in In) Out, in In) Out {
+// Recurse runs fn(f, in) on the calling goroutine as the root of a
+// fork/join computation, as Call does, with f the root Frame: f.Fork
+// forks calls of fn itself.
+func Recurse[In, Out any](p *Pool, fn func(f *Frame[In, Out], in In) Out, in In) Out {
 	t := p.acquire()
 	defer p.release(t)
 	out := RecurseTask(t, fn, in)
@@ -139,25 +182,25 @@ func Recurse[In, Out any](p *Pool, fn func(r *Rec[In, Out], in In) Out, in In) O
 	return out
 }
 
-// RecurseTask runs fn(r, in) on t's worker with a Rec for fn: Recurse
+// RecurseTask runs fn(f, in) on t's worker, with f a root Frame: Recurse
 // inside a computation already running (a Call's function, a job, a loop
-// body, or another Rec's function through its Task).
-func RecurseTask[In, Out any](t *Task, fn func(r *Rec[In, Out], in In) Out, in In) Out {
+// body, or another Recurse's function through its Frame's Task).
+func RecurseTask[In, Out any](t *Task, fn func(f *Frame[In, Out], in In) Out, in In) Out {
 	r := pushRec(t, fn)
-	out := fn(r, in)
-	if r.depth() != 0 {
+	out := fn(&r.root, in)
+	if len(r.jobs) != 0 {
 		t.checkBalanced(r.slot, "a Recurse function") // unwinds and panics
 	}
 	t.checkBalanced(r.slot+1, "a Recurse function")
-	r.busy = false
+	r.exit()
 	t.setDepth(r.slot)
 	t.bottom = min(t.bottom, r.slot)
 	return out
 }
 
 // pushRec puts a Rec for fn on t's job stack, reusing the one in the
-// slot if it has the right type.
-func pushRec[In, Out any](t *Task, fn func(*Rec[In, Out], In) Out) *Rec[In, Out] {
+// slot if it has the right type, and makes it the Task's hot Rec.
+func pushRec[In, Out any](t *Task, fn func(*Frame[In, Out], In) Out) *Rec[In, Out] {
 	d := t.depth()
 	r, _ := t.slots[d].(*Rec[In, Out])
 	if r == nil || r.busy {
@@ -166,67 +209,127 @@ func pushRec[In, Out any](t *Task, fn func(*Rec[In, Out], In) Out) *Rec[In, Out]
 			old.scrub()
 		}
 		r = &Rec[In, Out]{t: t}
-		r.self = r
-		r.ins = make([]In, 64)
-		r.base = unsafe.Pointer(&r.ins[0])
+		r.join, r.tick = joinFrame[In, Out], tickFrame[In, Out]
+		r.root.r = r
+		r.root.job = &r.rootJob
 		t.slots[d] = r
 	}
 	r.t, r.fn, r.slot, r.busy = t, fn, d, true
-	r.w, r.lim = 0, 0
-	r.rearm()
+	r.sig.Store(0)
 	t.setDepth(d + 1)
+	r.prevHot = t.hot.Swap(&r.sig)
+	if p := t.pool; p.recs.Add(1) == 1 && p.beaterParked.Load() && p.nsleep.Load() > 0 {
+		p.wakeBeater()
+	}
 	return r
 }
 
-func (r *Rec[In, Out]) depth() int { return int(int32(r.w)) }
-
-// rearm starts a countdown of the Task's tick period (at most
-// recMaxPeriod) and grows the stack of inputs so that the forks it
-// allows fit.
-func (r *Rec[In, Out]) rearm() {
-	period := min(r.t.period, recMaxPeriod)
-	d := r.depth()
-	if need := d + period + 1; need > len(r.ins) {
-		ins := make([]In, max(need, 2*len(r.ins)))
-		copy(ins, r.ins[:d])
-		r.ins = ins
-		r.base = unsafe.Pointer(&r.ins[0])
-	}
-	r.w = uint64(uint32(d)) | uint64(-int64(period))<<32
+// exit ends r's run: the Task's hot Rec is the one before it again.
+func (r *Rec[In, Out]) exit() {
+	r.t.hot.Store(r.prevHot)
+	r.prevHot = nil
+	r.t.pool.recs.Add(-1)
+	r.busy = false
 }
 
-// beatRec is Fork's and Tick's slow path: a clock read, perhaps a
-// promotion (see Task.beat), and a new countdown.
-//
-//go:noinline
-func (r *Rec[In, Out]) beatRec() {
-	if r.depth() > len(r.ins) || r.t == nil {
-		panic("fork: internal error: Rec stack overflow")
+// joinFrame is Join's slow path: a heartbeat signal, a promoted fork, or
+// Join of the root frame. It answers the signal (see beat), then pops the
+// fork: it waits for it if another worker took it and returns a pointer
+// to the output.
+func joinFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
+	g := (*Frame[In, Out])(p)
+	r := g.r
+	if g == &r.root {
+		panic("fork: Join of the Frame that Recurse passed in: join only the frames that Fork returns")
 	}
-	r.t.beat()
-	// The Task's period may grow past what a Rec uses; capped, it stays
-	// right for the Task's own countdown when the Rec returns.
-	r.t.period = min(r.t.period, recMaxPeriod)
-	r.rearm()
+	if r.sig.Load() != 0 {
+		r.beat(g.prev)
+	}
+	j := g.job
+	if j == nil {
+		return unsafe.Pointer(&r.none)
+	}
+	g.job = nil
+	return r.joinPromoted(j)
 }
 
-// joinPromoted is Join's slow path: the fork was promoted, or there is no
-// fork to join. It pops the fork, waits for it if another worker took it
-// or makes the call here if nobody did, and returns a pointer to the
-// output.
+// tickFrame is Tick's slow path.
+func tickFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
+	f := (*Frame[In, Out])(p)
+	f.r.beat(f)
+	return nil
+}
+
+// beat answers a heartbeat signal at frame from, the newest frame whose
+// fork may be offered: if a worker is idle, it offers the oldest record of
+// the Task that still has work to give, which is the oldest fork between
+// from and the root when nothing older is left (see Task.beat).
 //
 //go:noinline
-func (r *Rec[In, Out]) joinPromoted() unsafe.Pointer {
-	d := r.depth() - 1
-	if d < 0 {
-		panic("fork: Rec.Join without a fork to join")
-	}
-	if r.t.depth() != r.slot+1 {
-		panic("fork: Rec.Join with a Future, loop or nested Recurse above it not finished")
-	}
+func (r *Rec[In, Out]) beat(from *Frame[In, Out]) {
+	r.sig.Store(0)
 	t := r.t
-	j := r.jobs[d]
-	r.jobs[d] = nil
+	p := t.pool
+	if p.nsleep.Load() == 0 || t.depth() != r.slot+1 {
+		return // nobody would take it, or (Tick) something runs above r
+	}
+	// The Task's heartbeat moves bottom past r when it meets it (offer),
+	// to split the loops above; they are done now.
+	t.bottom = min(t.bottom, r.slot)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.sleepers) > 0 && t.bottom < r.slot {
+		published, exhausted := t.slots[t.bottom].offer(t)
+		if exhausted {
+			t.bottom++
+		}
+		if published {
+			return
+		}
+		if !exhausted {
+			return // another Recurse below, busy with something else
+		}
+	}
+	if len(p.sleepers) == 0 {
+		return
+	}
+	var oldest *Frame[In, Out]
+	for f, n := from, 0; f != nil && f.job == nil && n < maxWalk; f, n = f.prev, n+1 {
+		oldest = f
+	}
+	if oldest == nil {
+		if tracing {
+			traceBeat(t, beatEmpty, 0)
+		}
+		return
+	}
+	j := &recJob[In, Out]{header: header{owner: t, idx: -1}, fn: r.fn, in: oldest.in}
+	oldest.job = j
+	r.jobs = append(r.jobs, j)
+	if tracing {
+		traceOffer(t, &j.header, any(j.in))
+	}
+	p.publishLocked(j)
+	if tracing {
+		traceBeat(t, beatPromoted, 1)
+	}
+}
+
+// joinPromoted waits for the promoted fork j, or runs nothing if it is
+// still ready (it withdraws it), and returns a pointer to its result.
+func (r *Rec[In, Out]) joinPromoted(j *recJob[In, Out]) unsafe.Pointer {
+	t := r.t
+	if t.depth() != r.slot+1 {
+		panic("fork: Frame.Join with a Future, loop or nested Recurse above it not finished")
+	}
+	i := len(r.jobs) - 1
+	for i >= 0 && r.jobs[i] != j {
+		i--
+	}
+	if i < 0 {
+		panic("fork: Join of a Frame joined before")
+	}
+	r.jobs = append(r.jobs[:i], r.jobs[i+1:]...)
 	// While we wait, this worker may run other jobs; nothing of r may be
 	// offered meanwhile (they run with bottom at their own base).
 	saved := t.bottom
@@ -236,8 +339,6 @@ func (r *Rec[In, Out]) joinPromoted() unsafe.Pointer {
 	taken := t.joinShared(j)
 	p.mu.Unlock()
 	t.bottom = saved
-	r.w = r.w&^(tickUnit-1) | uint64(uint32(d))
-	r.lim = int32(d)
 	if pv, ok := j.takePanic(); ok {
 		panic(pv)
 	}
@@ -247,54 +348,38 @@ func (r *Rec[In, Out]) joinPromoted() unsafe.Pointer {
 	return unsafe.Pointer(&j.result)
 }
 
-// offer promotes r's oldest fork not promoted yet. r stays where it is on
-// the job stack (it is not exhausted: it forks again), so when it has
-// nothing to offer it says so, and the heartbeat stops there.
-func (r *Rec[In, Out]) offer(t *Task) (published, exhausted bool) {
-	if int(r.lim) >= r.depth() {
-		return false, false
-	}
-	d := int(r.lim)
-	j := &recJob[In, Out]{header: header{owner: t, idx: -1}, fn: r.fn, in: r.ins[d]}
-	for len(r.jobs) <= d {
-		r.jobs = append(r.jobs, nil)
-	}
-	r.jobs[d] = j
-	r.lim = int32(d + 1)
-	if tracing {
-		traceOffer(t, &j.header, any(j.in))
-	}
-	t.pool.publishLocked(j)
-	return true, false
-}
+// offer is the Task's heartbeat meeting r on the job stack. The frames
+// are on the stack of the function running, out of the heartbeat's reach
+// while something above r runs (a loop or a Future in fn): r says it is
+// exhausted, so the heartbeat moves on to split that; r's own forks wait
+// for r's next signal.
+func (r *Rec[In, Out]) offer(*Task) (published, exhausted bool) { return false, true }
 
 // abandon settles r's promoted forks after a panic unwound past the
 // frames that would have joined them, and frees r.
 func (r *Rec[In, Out]) abandon(t *Task, _ bool) {
-	n := min(int(r.lim), r.depth(), len(r.jobs))
 	t.pool.mu.Lock()
-	for d := n - 1; d >= 0; d-- {
-		if j := r.jobs[d]; j != nil {
-			settle(t, j)
-			r.jobs[d] = nil
-		}
+	for i := len(r.jobs) - 1; i >= 0; i-- {
+		settle(t, r.jobs[i])
+		r.jobs[i] = nil
 	}
 	t.pool.mu.Unlock()
-	r.w, r.lim, r.busy = 0, 0, false
-	r.rearm()
+	r.jobs = r.jobs[:0]
+	if r.busy {
+		r.exit()
+	}
 }
 
 func (r *Rec[In, Out]) scrub() {
-	clear(r.ins)
-	clear(r.jobs)
+	clear(r.jobs[:cap(r.jobs)])
 	r.fn = nil
 }
 
-// recJob is a promoted fork of a Rec: it runs fn(r', in) with a Rec r' of
-// the worker that took it.
+// recJob is a promoted fork: it runs fn(f, in) with a root frame of the
+// worker that took it.
 type recJob[In, Out any] struct {
 	header
-	fn func(*Rec[In, Out], In) Out
+	fn func(*Frame[In, Out], In) Out
 	in In
 	result[Out]
 }

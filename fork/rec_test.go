@@ -11,23 +11,24 @@ import (
 	"github.com/spindle-go/spindle/fork"
 )
 
-// sumRec is sumFork written with Rec: fork the right child, walk the left.
-func sumRec(r *fork.Rec[*node, int], n *node) int {
+// sumRec is sumFork written with Frames: fork the right child, walk the
+// left.
+func sumRec(f *fork.Frame[*node, int], n *node) int {
 	s := n.val
 	if n.left != nil && n.right != nil {
-		r.Fork(n.right)
-		s += sumRec(r, n.left)
-		v, ok := r.Join()
+		g := f.Fork(n.right)
+		s += sumRec(&g, n.left)
+		v, ok := g.Join()
 		if !ok {
-			v = sumRec(r, n.right)
+			v = sumRec(f, n.right)
 		}
 		return s + v
 	}
 	if n.left != nil {
-		s += sumRec(r, n.left)
+		s += sumRec(f, n.left)
 	}
 	if n.right != nil {
-		s += sumRec(r, n.right)
+		s += sumRec(f, n.right)
 	}
 	return s
 }
@@ -53,18 +54,18 @@ func TestRecurseMatchesPlainRecursion(t *testing.T) {
 
 // slowFib forks at every level and spins at the leaves, so that Calls last
 // many heartbeats and forks are taken.
-func slowFib(r *fork.Rec[int, int], n int) int {
+func slowFib(f *fork.Frame[int, int], n int) int {
 	if n < 2 {
 		for range 200 {
-			r.Tick()
+			f.Tick()
 		}
 		return n
 	}
-	r.Fork(n - 2)
-	a := slowFib(r, n-1)
-	b, ok := r.Join()
+	g := f.Fork(n - 2)
+	a := slowFib(&g, n-1)
+	b, ok := g.Join()
 	if !ok {
-		b = slowFib(r, n-2)
+		b = slowFib(f, n-2)
 	}
 	return a + b
 }
@@ -73,21 +74,21 @@ func TestRecurseForksAreTaken(t *testing.T) {
 	p := fork.NewPool(stealing)
 	defer p.Close()
 	var taken atomic.Int64
-	var count func(r *fork.Rec[int, int], n int) int
-	count = func(r *fork.Rec[int, int], n int) int {
+	var count func(f *fork.Frame[int, int], n int) int
+	count = func(f *fork.Frame[int, int], n int) int {
 		if n < 2 {
 			for range 200 {
-				r.Tick()
+				f.Tick()
 			}
 			return n
 		}
-		r.Fork(n - 2)
-		a := count(r, n-1)
-		b, ok := r.Join()
+		g := f.Fork(n - 2)
+		a := count(&g, n-1)
+		b, ok := g.Join()
 		if ok {
 			taken.Add(1)
 		} else {
-			b = count(r, n-2)
+			b = count(f, n-2)
 		}
 		return a + b
 	}
@@ -106,22 +107,22 @@ func TestRecursePanicReachesCaller(t *testing.T) {
 		t.Run(name(c), func(t *testing.T) {
 			p := fork.NewPool(c)
 			defer p.Close()
-			var boom func(r *fork.Rec[int, int], n int) int
-			boom = func(r *fork.Rec[int, int], n int) int {
+			var boom func(f *fork.Frame[int, int], n int) int
+			boom = func(f *fork.Frame[int, int], n int) int {
 				if n < 2 {
 					for range 100 {
-						r.Tick()
+						f.Tick()
 					}
 					if n == 1 {
 						panic(errSentinel)
 					}
 					return 0
 				}
-				r.Fork(n - 2)
-				a := boom(r, n-1)
-				b, ok := r.Join()
+				g := f.Fork(n - 2)
+				a := boom(&g, n-1)
+				b, ok := g.Join()
 				if !ok {
-					b = boom(r, n-2)
+					b = boom(f, n-2)
 				}
 				return a + b
 			}
@@ -141,20 +142,25 @@ func TestRecursePanicReachesCaller(t *testing.T) {
 func TestRecurseMisusePanics(t *testing.T) {
 	cases := []struct {
 		name string
-		f    func(r *fork.Rec[int, int], n int) int
+		f    func(f *fork.Frame[int, int], n int) int
 		want string
 	}{
-		{"join without fork", func(r *fork.Rec[int, int], n int) int {
-			r.Join()
+		{"join of the root frame", func(f *fork.Frame[int, int], n int) int {
+			f.Join()
 			return 0
-		}, "without a fork"},
-		{"return without join", func(r *fork.Rec[int, int], n int) int {
-			r.Fork(1)
+		}, "Join of the Frame that Recurse passed in"},
+		{"future left unjoined", func(f *fork.Frame[int, int], n int) int {
+			var fu fork.Future[int, int]
+			fu.Fork(f.Task(), func(*fork.Task, int) int { return 0 }, 1)
 			return 0
 		}, "without joining"},
-		{"future left unjoined", func(r *fork.Rec[int, int], n int) int {
-			var f fork.Future[int, int]
-			f.Fork(r.Task(), func(*fork.Task, int) int { return 0 }, 1)
+		{"join with a future above", func(f *fork.Frame[int, int], n int) int {
+			g := f.Fork(1)
+			var fu fork.Future[int, int]
+			fu.Fork(f.Task(), func(*fork.Task, int) int { return 0 }, 1)
+			// g is local: its Join is the fast path, which checks nothing;
+			// the Future is left unjoined, and Recurse says so.
+			g.Join()
 			return 0
 		}, "without joining"},
 	}
@@ -195,18 +201,18 @@ func TestRecurseNestsWithTheRest(t *testing.T) {
 			if got != 8*want {
 				t.Fatalf("For of Recurse: %d, want %d", got, 8*want)
 			}
-			var outer func(r *fork.Rec[int, int], n int) int
-			outer = func(r *fork.Rec[int, int], n int) int {
+			var outer func(f *fork.Frame[int, int], n int) int
+			outer = func(f *fork.Frame[int, int], n int) int {
 				if n == 0 {
-					return fork.Reduce(r.Task(), 0, 4, 0,
+					return fork.Reduce(f.Task(), 0, 4, 0,
 						func(t *fork.Task, _ int) int { return fork.RecurseTask(t, sumRec, root) },
 						func(a, b int) int { return a + b })
 				}
-				r.Fork(n - 1)
-				a := outer(r, n-1)
-				b, ok := r.Join()
+				g := f.Fork(n - 1)
+				a := outer(&g, n-1)
+				b, ok := g.Join()
 				if !ok {
-					b = outer(r, n-1)
+					b = outer(f, n-1)
 				}
 				return a + b
 			}
@@ -227,31 +233,35 @@ func TestRecurseAllocatesNothingWhenUntaken(t *testing.T) {
 	}
 }
 
-// TestRecurseDeepChains forks 100,000 deep before joining anything, so the
-// Rec's stack of inputs grows many times while forks are pending, with and
-// without thieves.
+// recChain(f, n) forks a leaf (-1) at each of n levels and counts the
+// leaves: n+1. The leaves tick, so that a heartbeat reaches a chain deeper
+// than the walk's bound (maxWalk) while it is that deep.
+func recChain(f *fork.Frame[int, int], n int) int {
+	if n <= 0 {
+		for range 10 {
+			f.Tick()
+		}
+		return 1
+	}
+	g := f.Fork(-1)
+	v := recChain(&g, n-1)
+	w, ok := g.Join()
+	if !ok {
+		w = recChain(f, -1)
+	}
+	return v + w
+}
+
+// TestRecurseDeepChains forks 100,000 deep before joining anything: the
+// goroutine's stack, which holds the frames, grows and moves many times
+// while forks are pending, with and without thieves.
 func TestRecurseDeepChains(t *testing.T) {
 	const depth = 100_000
-	// chain(r, n) forks a leaf (-1) at each of n levels and counts the
-	// leaves: n+1.
-	var chain func(r *fork.Rec[int, int], n int) int
-	chain = func(r *fork.Rec[int, int], n int) int {
-		if n <= 0 {
-			return 1
-		}
-		r.Fork(-1)
-		v := chain(r, n-1)
-		w, ok := r.Join()
-		if !ok {
-			w = chain(r, -1)
-		}
-		return v + w
-	}
 	for _, c := range configs {
 		t.Run(name(c), func(t *testing.T) {
 			p := fork.NewPool(c)
 			defer p.Close()
-			if got := fork.Recurse(p, chain, depth); got != depth+1 {
+			if got := fork.Recurse(p, recChain, depth); got != depth+1 {
 				t.Fatalf("chain of %d: %d leaves, want %d", depth, got, depth+1)
 			}
 		})
@@ -285,5 +295,25 @@ func TestConcurrentRecursesShareAPool(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// TestRecurseStress runs many Recurses with forks taken all the time: a
+// heartbeat of a microsecond on 2 and 3 workers.
+func TestRecurseStress(t *testing.T) {
+	rounds := 400
+	if testing.Short() {
+		rounds = 100
+	}
+	root := balanced(1, 1<<14-1)
+	want := sumSeq(root)
+	for _, w := range []int{2, 3} {
+		p := fork.NewPool(fork.Config{Workers: w, Heartbeat: time.Microsecond})
+		for i := range rounds {
+			if got := fork.Recurse(p, sumRec, root); got != want {
+				t.Fatalf("%d workers, round %d: sum = %d, want %d", w, i, got, want)
+			}
+		}
+		p.Close()
 	}
 }

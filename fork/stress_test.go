@@ -18,7 +18,7 @@ import (
 // job stack: forks, Join2, For and Reduce, nested in any order, with
 // panics at some leaves.
 type expr struct {
-	kind  int // 0 leaf, 1 fork, 2 join2, 3 for, 4 reduce, 5 a Rec fork
+	kind  int // 0 leaf, 1 fork, 2 join2, 3 for, 4 reduce, 5 a Frame fork
 	val   int
 	boom  bool // a leaf that panics
 	kids  []*expr
@@ -102,17 +102,17 @@ func evalFork(t *fork.Task, e *expr) int {
 	}
 }
 
-// evalRec evaluates a run of Rec forks (kind 5) with one Rec, and
+// evalRec evaluates a run of Frame forks (kind 5) in one Recurse, and
 // anything else through its Task.
-func evalRec(r *fork.Rec[*expr, int], e *expr) int {
+func evalRec(f *fork.Frame[*expr, int], e *expr) int {
 	if e.kind != 5 {
-		return evalFork(r.Task(), e)
+		return evalFork(f.Task(), e)
 	}
-	r.Fork(e.kids[1])
-	a := evalRec(r, e.kids[0])
-	b, ok := r.Join()
+	g := f.Fork(e.kids[1])
+	a := evalRec(&g, e.kids[0])
+	b, ok := g.Join()
 	if !ok {
-		b = evalRec(r, e.kids[1])
+		b = evalRec(f, e.kids[1])
 	}
 	return e.val + a + b
 }

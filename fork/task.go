@@ -2,6 +2,7 @@ package fork
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -73,10 +74,14 @@ type Task struct {
 	joining  bool          // waiting for a job of its own (see waitFor)
 	wake     chan struct{} // capacity 1; see Pool.wakeLocked
 
+	// hot is the signal of the innermost Rec running on this Task, or
+	// nil: the beater stores 1 there (see Pool.beater).
+	hot atomic.Pointer[atomic.Int32]
+
 	// A Task is a whole number of cache lines (see cacheLine and
 	// TestTaskIsWholeCacheLines). The fields are not in an embedded
 	// struct: the inliner counts every selector, and Fork's budget is tight.
-	_ [32]byte
+	_ [24]byte
 }
 
 // tickUnit is one tick in Task.w's countdown half.
@@ -253,7 +258,7 @@ func (t *Task) run(s shared) {
 func (t *Task) checkBalanced(base int, who string) {
 	if t.depth() != base {
 		t.unwind(base)
-		panic("fork: " + who + " returned without joining every Future it forked")
+		panic("fork: " + who + " returned without joining every fork it made")
 	}
 }
 

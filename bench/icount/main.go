@@ -7,10 +7,10 @@
 // does nothing with it).
 //
 //	./icount.sh tree forkL parent    # per node: fork-left walk of the 2^20 tree
-//	./icount.sh tree rec             # per node: the same walk with fork.Rec
+//	./icount.sh tree rec             # per node: the same walk with fork.Frame
 //	./icount.sh tree join2           # per node: the same walk with fork.Join2 (closures)
 //	./icount.sh tree floor           # per node: the least Go allows (see floorR)
-//	./icount.sh fib rec              # per call of fib(25), fork.Rec (seq, future)
+//	./icount.sh fib rec              # per call of fib(25), fork.Frame (seq, future)
 //	./icount.sh inject spindle       # per task: 1M injected tasks, 1 worker
 //	./icount.sh sort fork            # per element: fork.Sort of 1M ints, 1 worker
 package main
@@ -145,23 +145,23 @@ func forkL(t *fork.Task, n *node) int {
 	return s
 }
 
-// recR is forkR written with fork.Rec.
-func recR(r *fork.Rec[*node, int], n *node) int {
+// recR is forkR written with fork.Frame.
+func recR(f *fork.Frame[*node, int], n *node) int {
 	s := n.val
 	if n.left != nil && n.right != nil {
-		r.Fork(n.right)
-		s += recR(r, n.left)
-		v, ok := r.Join()
+		g := f.Fork(n.right)
+		s += recR(&g, n.left)
+		v, ok := g.Join()
 		if !ok {
-			v = recR(r, n.right)
+			v = recR(f, n.right)
 		}
 		return s + v
 	}
 	if n.left != nil {
-		s += recR(r, n.left)
+		s += recR(f, n.left)
 	}
 	if n.right != nil {
-		s += recR(r, n.right)
+		s += recR(f, n.right)
 	}
 	return s
 }

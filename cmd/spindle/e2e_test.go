@@ -690,7 +690,7 @@ func TestBenchQuickPrintsEveryGroupAndPlots(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	for _, want := range []string{"executor", "fork", "flow", "classic", "fib(15)", "nqueens", "skynet", "matmul", "fork.Rec", "channel pool", "goroutines", "baseline", "× faster"} {
+	for _, want := range []string{"executor", "fork", "flow", "classic", "fib(15)", "nqueens", "skynet", "matmul", "fork.Recurse", "channel pool", "goroutines", "baseline", "× faster"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, r.stdout)
 		}

@@ -3,7 +3,8 @@ package main
 // The library examples of README.md, kept compiling and correct here and in
 // readme_scan_example_test.go: TestReadmeSnippetsAreExamples checks that
 // every Go block of the README appears, line for line, in the body of one of
-// these functions, and go test runs them and checks their output.
+// these functions (or is one of the functions they call), and go test runs
+// them and checks their output.
 
 import (
 	"context"
@@ -60,22 +61,24 @@ func Example_fork() {
 	// Output: 6765
 }
 
-func Example_forkRec() {
+// fib forks with Frames: a named function calling itself directly, so that
+// its frames stay on the stack (see fork.Frame).
+func fib(f *fork.Frame[int, int], n int) int {
+	if n < 2 {
+		return n
+	}
+	g := f.Fork(n - 2) // a call of fib itself, offered to idle workers
+	a := fib(&g, n-1)
+	b, ok := g.Join()
+	if !ok { // nobody took it: call it here, with f
+		b = fib(f, n-2)
+	}
+	return a + b
+}
+
+func Example_forkRecurse() {
 	pool := fork.NewPool(fork.Config{})
 	defer pool.Close()
-	var fib func(r *fork.Rec[int, int], n int) int
-	fib = func(r *fork.Rec[int, int], n int) int {
-		if n < 2 {
-			return n
-		}
-		r.Fork(n - 2) // a call of fib itself, offered to idle workers
-		a := fib(r, n-1)
-		b, ok := r.Join()
-		if !ok { // nobody took it: call it here
-			b = fib(r, n-2)
-		}
-		return a + b
-	}
 	fmt.Println(fork.Recurse(pool, fib, 30))
 	// Output: 832040
 }

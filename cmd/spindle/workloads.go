@@ -190,7 +190,7 @@ func treeWorkload(n int) workload {
 			}
 			p := fork.NewPool(fork.Config{Workers: workers})
 			return []impl{
-				{"fork.Rec", func() error { return check(fork.Recurse(p, classic.TreeRec, root)) }},
+				{"fork.Recurse", func() error { return check(fork.Recurse(p, classic.TreeRec, root)) }},
 				{"fork.Future", func() error { return check(fork.Call(p, classic.TreeFuture, root)) }},
 				{"sequential recursion", func() error { return check(classic.TreeSeq(root)) }},
 				{goroutineImpl, func() error { return check(classic.TreeGo(root)) }},
@@ -200,7 +200,7 @@ func treeWorkload(n int) workload {
 }
 
 // classicWorkload: one of the classic fork/join programs (fib, nqueens,
-// skynet, matmul; internal/classic), forking at every call, with fork.Rec,
+// skynet, matmul; internal/classic), forking at every call, with fork.Frame,
 // plain recursion, a goroutine per fork and a channel-fed pool.
 func classicWorkload(name, unit string, units, want int, run func(p *fork.Pool, cp *classic.ChanPool) (rec, seq, gor, pool func() int)) workload {
 	return workload{
@@ -218,7 +218,7 @@ func classicWorkload(name, unit string, units, want int, run func(p *fork.Pool, 
 				}
 			}
 			return []impl{
-					{"fork.Rec", check(rec)},
+					{"fork.Recurse", check(rec)},
 					{"sequential recursion", check(seq)},
 					{goroutineImpl, check(gor)},
 					{"channel pool", check(pool)},

@@ -80,16 +80,16 @@ func FibPool(p *ChanPool, n int) int {
 	return a + b
 }
 
-// FibRec forks fib(n-2) with fork.Rec at every call.
-func FibRec(r *fork.Rec[int, int], n int) int {
+// FibRec forks fib(n-2) with a fork.Frame at every call.
+func FibRec(f *fork.Frame[int, int], n int) int {
 	if n < 2 {
 		return n
 	}
-	r.Fork(n - 2)
-	a := FibRec(r, n-1)
-	b, ok := r.Join()
+	g := f.Fork(n - 2)
+	a := FibRec(&g, n-1)
+	b, ok := g.Join()
 	if !ok {
-		b = FibRec(r, n-2)
+		b = FibRec(f, n-2)
 	}
 	return a + b
 }
@@ -114,10 +114,12 @@ func FibFuture(t *fork.Task, n int) int {
 // forking call walks itself).
 
 // Board is a partial placement: the rows filled so far, and the columns
-// and diagonals they attack, as bit sets.
+// and diagonals they attack, as bit sets. Try, used by QueensRec, is the
+// set of squares of row Row still to try; zero means every free one.
 type Board struct {
 	N, Row       int
 	Cols, D1, D2 uint32
+	Try          uint32
 }
 
 // NewBoard is an empty n×n board (n ≤ 32).
@@ -191,39 +193,43 @@ func QueensPool(p *ChanPool, b Board) int {
 	return n
 }
 
-// QueensRec forks every square but the last with fork.Rec.
-func QueensRec(r *fork.Rec[Board, int], b Board) int {
+// QueensRec forks every square but the last with a fork.Frame: it
+// places a queen on the first square to try and forks the others as one
+// call, which forks the next, and so on (a loop of forks, one frame each).
+func QueensRec(f *fork.Frame[Board, int], b Board) int {
 	if b.Row == b.N {
 		return 1
 	}
-	var bits [32]uint32
-	k := 0
-	free := b.free()
-	for ; free&(free-1) != 0; free &= free - 1 {
-		bits[k] = free & -free
-		r.Fork(b.place(bits[k]))
-		k++
+	try := b.Try
+	if try == 0 {
+		try = b.free()
 	}
-	n := 0
-	if free != 0 {
-		n = QueensRec(r, b.place(free))
-	}
-	for k--; k >= 0; k-- {
-		v, ok := r.Join()
-		if !ok {
-			v = QueensRec(r, b.place(bits[k]))
+	low := try & -try
+	if low == try {
+		if low == 0 {
+			return 0
 		}
-		n += v
+		return QueensRec(f, b.place(low))
 	}
-	return n
+	rest := b
+	rest.Try = try &^ low
+	g := f.Fork(rest)
+	n := QueensRec(&g, b.place(low))
+	v, ok := g.Join()
+	if !ok {
+		v = QueensRec(f, rest)
+	}
+	return n + v
 }
 
 // Skynet: a tree of Size leaves, ten children per node, whose leaves are
 // numbered; the sum of the numbers. Every node forks nine children and
 // walks the first itself.
 
-// Sky is a subtree: its first leaf and its number of leaves (a power of 10).
-type Sky struct{ Num, Size int }
+// Sky is a subtree: its first leaf and its number of leaves (a power of
+// 10). From, used by SkyRec, is the first of the ten children still to
+// walk (zero: all of them).
+type Sky struct{ Num, Size, From int }
 
 // SkynetSum is the answer for a tree of size leaves.
 func SkynetSum(size int) int { return size * (size - 1) / 2 }
@@ -235,7 +241,7 @@ func SkySeq(s Sky) int {
 	}
 	sub, sum := s.Size/10, 0
 	for i := range 10 {
-		sum += SkySeq(Sky{s.Num + i*sub, sub})
+		sum += SkySeq(Sky{Num: s.Num + i*sub, Size: sub})
 	}
 	return sum
 }
@@ -249,9 +255,9 @@ func SkyGo(s Sky) int {
 	var sums [10]int
 	var wg sync.WaitGroup
 	for i := 1; i < 10; i++ {
-		wg.Go(func() { sums[i] = SkyGo(Sky{s.Num + i*sub, sub}) })
+		wg.Go(func() { sums[i] = SkyGo(Sky{Num: s.Num + i*sub, Size: sub}) })
 	}
-	sums[0] = SkyGo(Sky{s.Num, sub})
+	sums[0] = SkyGo(Sky{Num: s.Num, Size: sub})
 	wg.Wait()
 	sum := 0
 	for _, v := range sums {
@@ -269,9 +275,9 @@ func SkyPool(p *ChanPool, s Sky) int {
 	var sums [10]int
 	var wg sync.WaitGroup
 	for i := 1; i < 10; i++ {
-		p.spawn(&wg, func() { sums[i] = SkyPool(p, Sky{s.Num + i*sub, sub}) })
+		p.spawn(&wg, func() { sums[i] = SkyPool(p, Sky{Num: s.Num + i*sub, Size: sub}) })
 	}
-	sums[0] = SkyPool(p, Sky{s.Num, sub})
+	sums[0] = SkyPool(p, Sky{Num: s.Num, Size: sub})
 	wg.Wait()
 	sum := 0
 	for _, v := range sums {
@@ -280,22 +286,24 @@ func SkyPool(p *ChanPool, s Sky) int {
 	return sum
 }
 
-// SkyRec forks each child but the first with fork.Rec.
-func SkyRec(r *fork.Rec[Sky, int], s Sky) int {
+// SkyRec forks each child but the first with a fork.Frame: it walks the
+// first child to walk and forks the others as one call.
+func SkyRec(f *fork.Frame[Sky, int], s Sky) int {
 	if s.Size == 1 {
 		return s.Num
 	}
 	sub := s.Size / 10
-	for i := 1; i < 10; i++ {
-		r.Fork(Sky{s.Num + i*sub, sub})
+	first := Sky{Num: s.Num + s.From*sub, Size: sub}
+	if s.From == 9 {
+		return SkyRec(f, first)
 	}
-	sum := SkyRec(r, Sky{s.Num, sub})
-	for i := 9; i >= 1; i-- {
-		v, ok := r.Join()
-		if !ok {
-			v = SkyRec(r, Sky{s.Num + i*sub, sub})
-		}
-		sum += v
+	rest := s
+	rest.From++
+	g := f.Fork(rest)
+	sum := SkyRec(&g, first)
+	v, ok := g.Join()
+	if !ok {
+		v = SkyRec(f, rest)
 	}
-	return sum
+	return sum + v
 }

@@ -115,21 +115,25 @@ func MatPool(p *ChanPool, m MM) int {
 	return 0
 }
 
-// MatRec forks three of each phase's four products with fork.Rec.
-func MatRec(r *fork.Rec[MM, int], m MM) int {
+// MatRec forks three of each phase's four products with fork.Frame.
+func MatRec(f *fork.Frame[MM, int], m MM) int {
 	if m.Sz <= MatLeaf {
 		m.leaf()
 		return 0
 	}
 	for _, phase := range m.quads() {
-		for _, s := range phase[1:] {
-			r.Fork(s)
+		g1 := f.Fork(phase[1])
+		g2 := g1.Fork(phase[2])
+		g3 := g2.Fork(phase[3])
+		MatRec(&g3, phase[0])
+		if _, ok := g3.Join(); !ok {
+			MatRec(&g2, phase[3])
 		}
-		MatRec(r, phase[0])
-		for i := 3; i >= 1; i-- {
-			if _, ok := r.Join(); !ok {
-				MatRec(r, phase[i])
-			}
+		if _, ok := g2.Join(); !ok {
+			MatRec(&g1, phase[2])
+		}
+		if _, ok := g1.Join(); !ok {
+			MatRec(f, phase[1])
 		}
 	}
 	return 0

@@ -81,23 +81,23 @@ func TreePool(p *ChanPool, n *Node) int {
 	return s
 }
 
-// TreeRec forks the right child with fork.Rec at every node.
-func TreeRec(r *fork.Rec[*Node, int], n *Node) int {
+// TreeRec forks the right child with a fork.Frame at every node.
+func TreeRec(f *fork.Frame[*Node, int], n *Node) int {
 	s := n.Val
 	if n.Left != nil && n.Right != nil {
-		r.Fork(n.Right)
-		s += TreeRec(r, n.Left)
-		v, ok := r.Join()
+		g := f.Fork(n.Right)
+		s += TreeRec(&g, n.Left)
+		v, ok := g.Join()
 		if !ok {
-			v = TreeRec(r, n.Right)
+			v = TreeRec(f, n.Right)
 		}
 		return s + v
 	}
 	if n.Left != nil {
-		s += TreeRec(r, n.Left)
+		s += TreeRec(f, n.Left)
 	}
 	if n.Right != nil {
-		s += TreeRec(r, n.Right)
+		s += TreeRec(f, n.Right)
 	}
 	return s
 }

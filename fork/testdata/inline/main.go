@@ -1,5 +1,5 @@
 // Command inline is compiled by TestForkAndJoinInline with -gcflags=-m to
-// check that Future.Fork, Future.Join, Rec.Fork and Rec.Join inline into
+// check that Future.Fork, Future.Join, Frame.Fork and Frame.Join inline into
 // recursive user code.
 package main
 
@@ -28,15 +28,15 @@ func sum(t *fork.Task, n *node) int {
 	return s + r
 }
 
-func sumRec(r *fork.Rec[*node, int], n *node) int {
+func sumRec(f *fork.Frame[*node, int], n *node) int {
 	if n == nil {
 		return 0
 	}
-	r.Fork(n.right)
-	s := n.val + sumRec(r, n.left)
-	v, ok := r.Join()
+	g := f.Fork(n.right)
+	s := n.val + sumRec(&g, n.left)
+	v, ok := g.Join()
 	if !ok {
-		v = sumRec(r, n.right)
+		v = sumRec(f, n.right)
 	}
 	return s + v
 }
