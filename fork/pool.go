@@ -386,10 +386,12 @@ func (p *Pool) wakeLocked(t *Task) {
 // no sooner than a millisecond when every other goroutine is parked.
 func (p *Pool) beater() {
 	defer p.wg.Done()
+	var last time.Duration // the last signal, or the start of the Recurses
 	for {
 		p.beaterParked.Store(true)
 		// Checked after the store: a Recurse that starts or a worker that
 		// goes idle in between sees beaterParked and sends a token.
+		idle := p.recs.Load() == 0
 		for p.recs.Load() == 0 || p.nsleep.Load() == 0 {
 			<-p.beaterWake
 			if p.isClosed() {
@@ -397,7 +399,17 @@ func (p *Pool) beater() {
 			}
 		}
 		p.beaterParked.Store(false)
-		sleepBeat(p.heartbeat)
+		if idle {
+			// Recurses have just started: their first heartbeat is a
+			// heartbeat away, so that one shorter than that never pays
+			// for a promotion. A worker that goes idle while they run is
+			// served at once if a heartbeat has passed since the last.
+			last = clock()
+		}
+		if wait := last + p.heartbeat - clock(); wait > 0 {
+			sleepBeat(wait)
+		}
+		last = clock()
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
