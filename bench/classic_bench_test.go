@@ -22,7 +22,7 @@ import (
 // impl=plain is sequential Go; goroutines a goroutine and WaitGroup per
 // fork; errgroup an errgroup.Group per fork; chanpool a pool of GOMAXPROCS
 // goroutines fed by a channel (a fork runs inline when no pool goroutine
-// waits); fork-1worker and fork-2workers package fork's Rec on a Pool of 1
+// waits); fork-1worker and fork-2workers package fork's Frame on a Pool of 1
 // and 2 workers (fork-Nworkers, N = GOMAXPROCS, too when GOMAXPROCS > 2).
 // fib(35) runs plain and fork only: a goroutine per call there is 15M
 // goroutines. Each reports ns per call (fib), per node (nqueens, skynet)
@@ -129,7 +129,7 @@ func BenchmarkClassic(b *testing.B) {
 // BenchmarkSpiceTree is Spice's method: the sum of a balanced binary tree
 // with a fork at every node, plain recursion against fork on 1 worker and
 // on 2 (and GOMAXPROCS) workers, at 1023 nodes (shorter than a heartbeat:
-// nothing should be shared) and 2^20 to 2^24 nodes. fork-rec is Rec,
+// nothing should be shared) and 2^20 to 2^24 nodes. fork-rec is Frame,
 // fork-future Future. -short leaves out the trees above 2^20.
 //
 //	go test -run '^$' -bench SpiceTree -cpu 2 -count 6 . > tree.txt
@@ -265,5 +265,50 @@ func matErrgroup(m classic.MM) {
 		}
 		matErrgroup(classic.MM{C: m.C, A: m.A, B: m.B, CI: m.CI, CJ: m.CJ, AI: m.AI, AJ: m.AJ + k*h, BI: m.BI + k*h, BJ: m.BJ, Sz: h})
 		g.Wait()
+	}
+}
+
+// BenchmarkTwoCopies measures what two cores give plain code on this
+// machine, the ceiling for any 2-worker speed-up over plain recursion: one
+// copy of the plain program (impl=one), then two copies at once on two
+// goroutines (impl=two; ns per unit is per copy's unit, wall time over
+// both copies' units). The ceiling is one's ns/unit over two's, at most 2
+// on two real cores; less where the cores share caches, memory bandwidth
+// or a turbo budget, or are hyperthreads of one core.
+//
+//	go test -run '^$' -bench TwoCopies -cpu 2 -count 10 . > two.txt
+//	benchstat -col /impl two.txt
+func BenchmarkTwoCopies(b *testing.B) {
+	root := classic.Balanced(1, 1<<20-1)
+	progs := []struct {
+		name  string
+		units int
+		run   func() int
+	}{
+		{"tree-2^20", 1<<20 - 1, func() int { return classic.TreeSeq(root) }},
+		{"fib-30", fibCalls(30), func() int { return classic.FibSeq(30) }},
+	}
+	for _, pr := range progs {
+		want := pr.run()
+		check := func(got int) {
+			if got != want {
+				b.Fatalf("%s = %d, want %d", pr.name, got, want)
+			}
+		}
+		b.Run("prog="+pr.name+"/impl=one", func(b *testing.B) {
+			for b.Loop() {
+				check(pr.run())
+			}
+			perUnit(b, pr.units, "ns/unit")
+		})
+		b.Run("prog="+pr.name+"/impl=two", func(b *testing.B) {
+			for b.Loop() {
+				done := make(chan int)
+				go func() { done <- pr.run() }()
+				check(pr.run())
+				check(<-done)
+			}
+			perUnit(b, 2*pr.units, "ns/unit")
+		})
 	}
 }
