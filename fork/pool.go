@@ -45,12 +45,17 @@ type Pool struct {
 	nsleep atomic.Int32
 
 	// recs counts the Recurse computations running on the pool's workers
-	// (see RecurseTask). While it and nsleep are both positive, the beater
-	// goroutine signals them every heartbeat; beaterParked says that it
-	// waits on beaterWake for that to happen (see beater).
+	// (see RecurseTask). While it and nsleep are both positive, idle
+	// workers and the beater goroutine signal them every heartbeat (see
+	// beat); lastBeat is the clock at the last signal, or when the first of
+	// them started. beaterParked says that the beater waits on beaterWake.
 	recs         atomic.Int32
+	lastBeat     atomic.Int64
 	beaterParked atomic.Bool
 	beaterWake   chan struct{} // capacity 1
+	// tasks lists every Task of the pool (background workers' and
+	// callers'), for signalling; replaced, never modified, under mu.
+	tasks atomic.Pointer[[]*Task]
 
 	mu sync.Mutex
 	// ready holds promoted jobs nobody has taken yet, oldest first. Guarded by mu.
@@ -62,10 +67,7 @@ type Pool struct {
 	sleepers []*Task
 	// spare holds the Tasks of finished Calls for reuse, so a Call in steady
 	// state allocates nothing. Guarded by mu.
-	spare []*Task
-	// tasks lists every Task of the pool (background workers' and
-	// callers'), for the beater. Guarded by mu.
-	tasks  []*Task
+	spare  []*Task
 	closed bool // guarded by mu
 
 	wg sync.WaitGroup // background workers
@@ -348,6 +350,7 @@ func (t *Task) await(spin time.Duration) {
 				break
 			}
 			last = now
+			t.pool.beat(now)
 			runtime.Gosched()
 		}
 	}
@@ -376,22 +379,42 @@ func (p *Pool) wakeLocked(t *Task) {
 	panic("fork: internal error: sleeping task missing from the sleepers list")
 }
 
-// The beater is the heartbeat of Rec computations. A Rec's forks do not
-// count ticks (see Rec): while a Recurse runs and a worker is idle, the
-// beater sets the running Recs' signal every heartbeat, and a signalled
-// Rec promotes its oldest fork at its next Join. The beater parks while
-// no Recurse runs or nobody is idle, so an idle pool, and a pool whose
-// workers are all busy, pay nothing for it. It sleeps with the operating
-// system's timer (see sleepBeat): the Go runtime's timers wake a goroutine
-// no sooner than a millisecond when every other goroutine is parked.
+// beat is the heartbeat of Recurse computations. A Frame's fork counts no
+// ticks (see Frame): while a Recurse runs and a worker is idle, every
+// heartbeat, the Tasks' running Recs are signalled, and a signalled Rec
+// promotes its oldest fork at its next Join. The idle workers beat as they
+// poll for work (see await), which keeps time to the microsecond; once they
+// have all parked, the beater goroutine does, on the runtime's timer,
+// which wakes a goroutine no sooner than a millisecond when every other
+// goroutine is parked (a kernel sleep is on time, but the processor of a
+// goroutine in a system call can wait for the scheduler's monitor to take
+// it back, up to 10ms, which starved a worker). Of two idle workers at the
+// same instant, one signals: lastBeat is swapped.
+func (p *Pool) beat(now time.Duration) {
+	last := p.lastBeat.Load()
+	if p.recs.Load() == 0 || now-time.Duration(last) < p.heartbeat || !p.lastBeat.CompareAndSwap(last, int64(now)) {
+		return
+	}
+	tasks := p.tasks.Load()
+	if tasks == nil {
+		return
+	}
+	for _, t := range *tasks {
+		if s := t.hot.Load(); s != nil {
+			s.Store(1)
+		}
+	}
+}
+
+// beater beats while a Recurse runs and a worker is idle, and parks
+// otherwise, so that an idle pool, and a pool whose workers are all busy,
+// pay nothing for it.
 func (p *Pool) beater() {
 	defer p.wg.Done()
-	var last time.Duration // the last signal, or the start of the Recurses
 	for {
 		p.beaterParked.Store(true)
 		// Checked after the store: a Recurse that starts or a worker that
 		// goes idle in between sees beaterParked and sends a token.
-		idle := p.recs.Load() == 0
 		for p.recs.Load() == 0 || p.nsleep.Load() == 0 {
 			<-p.beaterWake
 			if p.isClosed() {
@@ -399,30 +422,13 @@ func (p *Pool) beater() {
 			}
 		}
 		p.beaterParked.Store(false)
-		if idle {
-			// Recurses have just started: their first heartbeat is a
-			// heartbeat away, so that one shorter than that never pays
-			// for a promotion. A worker that goes idle while they run is
-			// served at once if a heartbeat has passed since the last.
-			last = clock()
+		if wait := time.Duration(p.lastBeat.Load()) + p.heartbeat - clock(); wait > 0 {
+			time.Sleep(wait)
 		}
-		if wait := last + p.heartbeat - clock(); wait > 0 {
-			sleepBeat(wait)
-		}
-		last = clock()
-		p.mu.Lock()
-		if p.closed {
-			p.mu.Unlock()
+		if p.isClosed() {
 			return
 		}
-		if len(p.sleepers) > 0 {
-			for _, t := range p.tasks {
-				if s := t.hot.Load(); s != nil {
-					s.Store(1)
-				}
-			}
-		}
-		p.mu.Unlock()
+		p.beat(clock())
 	}
 }
 
@@ -440,11 +446,16 @@ func (p *Pool) isClosed() bool {
 	return p.closed
 }
 
-// newTask makes a Task and lists it for the beater.
+// newTask makes a Task and lists it for beat.
 func (p *Pool) newTask() *Task {
 	t := newTask(p)
 	p.mu.Lock()
-	p.tasks = append(p.tasks, t)
+	var tasks []*Task
+	if old := p.tasks.Load(); old != nil {
+		tasks = append(tasks, *old...)
+	}
+	tasks = append(tasks, t)
+	p.tasks.Store(&tasks)
 	p.mu.Unlock()
 	return t
 }

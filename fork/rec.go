@@ -32,7 +32,7 @@ import (
 // stores to the stack and a join two loads and two compares, with no
 // depth to count and no write barrier (see the package doc, What an
 // untaken fork costs). A heartbeat reaches a running Recurse as a signal
-// (see Pool): at its next Join the worker walks the frames up to the
+// (see Pool.beat): at its next Join the worker walks the frames up to the
 // oldest fork nobody has taken, the biggest piece of work left, and
 // offers it to idle workers.
 //
@@ -145,8 +145,8 @@ func noescape(p unsafe.Pointer) unsafe.Pointer {
 // function, the heartbeat's signal, and the forks promoted so far. Frames
 // point to it; user code never needs it by name.
 type Rec[In, Out any] struct {
-	// sig is set to 1 by the pool's beater when a heartbeat passed and a
-	// worker is idle; the next Join (or Tick) sees it.
+	// sig is set to 1 by the pool's heartbeat (Pool.beat) when a worker is
+	// idle; the next Join (or Tick) sees it.
 	sig atomic.Int32
 	t   *Task
 	fn  func(*Frame[In, Out], In) Out
@@ -218,8 +218,13 @@ func pushRec[In, Out any](t *Task, fn func(*Frame[In, Out], In) Out) *Rec[In, Ou
 	r.sig.Store(0)
 	t.setDepth(d + 1)
 	r.prevHot = t.hot.Swap(&r.sig)
-	if p := t.pool; p.recs.Add(1) == 1 && p.beaterParked.Load() && p.nsleep.Load() > 0 {
-		p.wakeBeater()
+	if p := t.pool; p.recs.Add(1) == 1 {
+		// The first heartbeat comes a heartbeat after the start, so that a
+		// Recurse shorter than that never pays for a promotion.
+		p.lastBeat.Store(int64(clock()))
+		if p.beaterParked.Load() && p.nsleep.Load() > 0 {
+			p.wakeBeater()
+		}
 	}
 	return r
 }
