@@ -54,13 +54,21 @@ import (
 //     inside fn. While such a computation runs, the Recurse's own forks
 //     wait for it to finish before a heartbeat may offer them.
 type Frame[In, Out any] struct {
-	_    noCopy
-	r    *Rec[In, Out]
+	r    recRef[In, Out]
 	prev *Frame[In, Out]
 	// job is the fork's job once a heartbeat promoted it (or the root
 	// frame's mark, rootJob); nil while the fork is local.
 	job *recJob[In, Out]
 	in  In
+}
+
+// recRef is a Frame's pointer to its Rec, with noCopy inside it rather
+// than beside it: a struct of at most four fields is kept in registers by
+// the compiler, and Fork's literal is then four stores instead of a
+// zeroing and three stores.
+type recRef[In, Out any] struct {
+	_ noCopy
+	p *Rec[In, Out]
 }
 
 // noCopy makes go vet's copylocks check report copies of a Frame.
@@ -74,7 +82,7 @@ func (*noCopy) Unlock() {}
 // another worker before g.Join, Join reports false and the caller makes
 // the call itself.
 func (f *Frame[In, Out]) Fork(in In) Frame[In, Out] {
-	return Frame[In, Out]{r: f.r, prev: f, in: in}
+	return Frame[In, Out]{r: recRef[In, Out]{p: f.r.p}, prev: f, in: in}
 }
 
 // Join joins the fork that made g. If another worker took it, Join waits
@@ -83,11 +91,11 @@ func (f *Frame[In, Out]) Fork(in In) Frame[In, Out] {
 // call on another worker reaches Join with the same value.
 func (g *Frame[In, Out]) Join() (out Out, taken bool) {
 	if g.job == nil {
-		if g.r.sig.Load() == 0 {
+		if g.r.p.sig.Load() == 0 {
 			return
 		}
 	}
-	res := (*result[Out])(viaFrame(noescape(unsafe.Pointer(g)), g.r.join))
+	res := (*result[Out])(viaFrame(noescape(unsafe.Pointer(g)), g.r.p.join))
 	return res.out, res.taken
 }
 
@@ -95,14 +103,14 @@ func (g *Frame[In, Out]) Join() (out Out, taken bool) {
 // neither fork nor join, so that the forks made before the loop can move
 // to idle workers while it runs.
 func (f *Frame[In, Out]) Tick() {
-	if f.r.sig.Load() != 0 {
-		viaFrame(noescape(unsafe.Pointer(f)), f.r.tick)
+	if f.r.p.sig.Load() != 0 {
+		viaFrame(noescape(unsafe.Pointer(f)), f.r.p.tick)
 	}
 }
 
 // Task returns the Task of the worker running f, for Future, Join2, For,
 // Reduce and nested Recurse calls inside the function.
-func (f *Frame[In, Out]) Task() *Task { return f.r.t }
+func (f *Frame[In, Out]) Task() *Task { return f.r.p.t }
 
 // result is what Join's slow path returns: the output of a taken fork, or
 // the zero value and false. One pointer for both keeps the slow path a
@@ -210,7 +218,7 @@ func pushRec[In, Out any](t *Task, fn func(*Frame[In, Out], In) Out) *Rec[In, Ou
 		}
 		r = &Rec[In, Out]{t: t}
 		r.join, r.tick = joinFrame[In, Out], tickFrame[In, Out]
-		r.root.r = r
+		r.root.r.p = r
 		r.root.job = &r.rootJob
 		t.slots[d] = r
 	}
@@ -243,7 +251,7 @@ func (r *Rec[In, Out]) exit() {
 // to the output.
 func joinFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
 	g := (*Frame[In, Out])(p)
-	r := g.r
+	r := g.r.p
 	if g == &r.root {
 		panic("fork: Join of the Frame that Recurse passed in: join only the frames that Fork returns")
 	}
@@ -261,7 +269,7 @@ func joinFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
 // tickFrame is Tick's slow path.
 func tickFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
 	f := (*Frame[In, Out])(p)
-	f.r.beat(f)
+	f.r.p.beat(f)
 	return nil
 }
 
