@@ -20,20 +20,20 @@
 //		return s + r
 //	}
 //
-// A function that forks calls of itself can use a Rec instead, whose
-// forks cost about half as much (see What an untaken fork costs):
+// A function that forks calls of itself can use Frames instead, whose
+// forks cost less than half as much (see What an untaken fork costs):
 //
 //	total := fork.Recurse(p, sumRec, root)
 //
-//	func sumRec(r *fork.Rec[*Node, int], n *Node) int {
+//	func sumRec(f *fork.Frame[*Node, int], n *Node) int {
 //		if n.Left == nil || n.Right == nil {
 //			return sumSeq(n)
 //		}
-//		r.Fork(n.Right) // a call of sumRec itself
-//		s := n.Val + sumRec(r, n.Left)
-//		right, ok := r.Join()
+//		g := f.Fork(n.Right) // a call of sumRec itself, in a frame on the stack
+//		s := n.Val + sumRec(&g, n.Left)
+//		right, ok := g.Join()
 //		if !ok {
-//			right = sumRec(r, n.Right)
+//			right = sumRec(f, n.Right)
 //		}
 //		return s + right
 //	}
@@ -64,14 +64,32 @@
 // a sleeping goroutine gets a P back only when a worker blocks or at the
 // scheduler's 10ms preemption tick: measured, a 100µs ticker goroutine beat
 // 24 times in 500ms while two goroutines kept two Ps busy, against 5000
-// expected. So each worker keeps its own clock. Join, Tick, and For and
-// Reduce (per index) count down a per-Task countdown, in a word only its
-// owner touches (Join's pop and its tick are one add); when it runs out,
-// the worker reads the monotonic clock (about 25ns) and, once a heartbeat
-// has passed, promotes. The countdown adapts so that the clock is read about
-// four times per heartbeat, whatever the cost of the code between two
-// ticks. Promotion only happens when some worker is idle, so a fully busy
-// pool, or a pool of one worker, pays nothing but the countdown.
+// expected. So for Futures and loops each worker keeps its own clock.
+// Join, Tick, and For and Reduce (per index) count down a per-Task
+// countdown, in a word only its owner touches (Join's pop and its tick are
+// one add); when it runs out, the worker reads the monotonic clock (about
+// 25ns) and, once a heartbeat has passed, promotes. The countdown adapts so
+// that the clock is read about four times per heartbeat, whatever the cost
+// of the code between two ticks. Promotion only happens when some worker is
+// idle, so a fully busy pool, or a pool of one worker, pays nothing but the
+// countdown.
+//
+// Frames count nothing: their heartbeat comes from the idle side, where a
+// beat is only needed when a worker is idle, and that worker is awake. An
+// idle worker polls for work (see Idle workers) and reads the clock between
+// rounds of polls; every heartbeat, while a Recurse runs, it stores 1 in
+// the signal word of each Task's innermost running Recurse (Pool.beat; of
+// two idle workers at once, one does, by a compare-and-swap on the time of
+// the last beat). The busy worker's next Join sees the word (its fast path
+// loads it anyway) and promotes. Once every idle worker has parked, a
+// beater goroutine takes over, on the runtime's timer: a timer wakes a
+// goroutine no sooner than a millisecond when the other processors are
+// parked, so beats come every millisecond then, and a parked worker is
+// woken by the first promotion. (A kernel sleep keeps time, but while a
+// goroutine sleeps in a system call its processor is handed to others only
+// when the scheduler's monitor takes it back, up to 10ms later: measured,
+// it starved a worker.) The beater parks while no Recurse runs or no
+// worker is idle.
 //
 // # Idle workers
 //
@@ -96,16 +114,18 @@
 // thread the kernel has descheduled would see its token only at its next
 // time slice.
 //
-// # Records, and why no pointer into a stack is kept
+// # Records, and what may point into a stack
 //
-// Go moves goroutine stacks when they grow, and the garbage collector must
-// see every pointer; so nothing in this package points into a stack, and
-// no stack address is kept as an integer. A Future lives in its caller's
-// frame, but it holds only an integer, the depth of the job stack after
-// its fork. Each Task owns a job stack, a slice of records indexed by fork depth; the record at depth
-// d is reused by every later fork at depth d with the same In and Out (a
-// type assertion on the slot checks that), so recursive code, which forks
-// the same types at the same depths, allocates a record per depth once and
+// Go moves goroutine stacks when they grow, adjusting the pointers into
+// the stack that the stack itself holds, and the garbage collector must
+// see every pointer; so nothing in the heap points into a stack, and no
+// stack address is kept as an integer across a call that could move it. A
+// Future lives in its caller's frame, but it holds only an integer, the
+// depth of the job stack after its fork. Each Task owns a job stack, a
+// slice of records indexed by fork depth; the record at depth d is reused
+// by every later fork at depth d with the same In and Out (a type
+// assertion on the slot checks that), so recursive code, which forks the
+// same types at the same depths, allocates a record per depth once and
 // then never again. Fork copies fn and in into the record, Join reads the
 // output from it; a worker that takes the job reads fn and in from the
 // record and writes the output and any panic back to it. Every pointer in a
@@ -116,6 +136,22 @@
 // (a top-level function does not), and so does Join2, whose second
 // function is forked (see Join2).
 //
+// Frames are the exception that proves the rule: they are on the stack
+// and point at each other (a frame at its caller's frame), pointers the
+// stack's move adjusts like any other. Only the worker that runs the
+// function reads them: at a signalled Join it walks them from the frame
+// it joins to the oldest fork not promoted yet, copies that fork's input
+// into a heap job that idle workers take, and marks the frame with it.
+// Two things keep them on the stack. Fork returns the new frame by value
+// (storing through a pointer into a frame would, to escape analysis, be a
+// store into the heap), and Join hands its frame to the out-of-line slow
+// path through noescape: the slow path is called through a function value,
+// whose arguments the compiler must otherwise assume escape. noescape turns
+// the pointer into an integer and back with nothing in between that could
+// move the stack (under -race, the conversion's check was such a call
+// until noescape was marked nocheckptr: a frame promoted in the old copy
+// of the stack was then never joined, which the tests caught).
+//
 // # What an untaken fork costs
 //
 // Fork and Join are worth their promise only if they inline into the
@@ -124,42 +160,42 @@
 // generic function at most of that budget, but a call through a function
 // parameter at a fraction, and it inlines such a call when the argument is
 // a known function. So the rare paths (installing a record, the slow join)
-// are non-generic functions reached through tiny trampolines (via1, via2,
-// viaRec, viaJoin), and the fast paths are written into Fork and Join
-// themselves. TestForkAndJoinInline compiles recursive functions and
-// checks that this still holds for Future and Rec.
+// are reached through tiny trampolines (via1, via2, viaFrame), and the
+// fast paths are written into Fork and Join themselves.
+// TestForkAndJoinInline compiles recursive functions and checks that this
+// still holds for Future and Frame, and that a Frame stays on the stack.
 //
-// Rec is the cheap way to fork. Its forked function is fixed (the one
-// Recurse was given) and its stack is typed, so Fork stores only the
-// input, at the depth, in a heap array of In, and counts the heartbeat's
-// tick with the same add that bumps the depth (Rec.w packs both, as Task.w
-// does; the array is kept as far ahead of the depth as the countdown
-// allows, so Fork needs no bounds check). Join decrements the depth and
-// compares it with the oldest promoted fork. Its slow path hands back one
-// pointer to the output and the taken flag, so that on the fast path the
-// compiler jumps straight to the caller's own call. Measured with
-// callgrind (instruction counts do not depend on the machine's load;
-// bench/icount, an hour-long heartbeat so that only the forks count) on
-// the 2^20-node balanced tree forking at every inner node, one fork per
-// two nodes:
+// Frame is the cheap way to fork. Its forked function is fixed (the one
+// Recurse was given), and the frame is a variable of the forking function:
+// Fork is four stores into it (the Rec, the caller's frame, an empty job,
+// the input), with no write barrier, since the stores go to the stack, and
+// no depth to count, since the frames' links are the stack of forks. Join
+// tests the frame's job (promoted?) and the Rec's signal (a heartbeat?):
+// two loads, two compares. Its slow path hands back one pointer to the
+// output and the taken flag, so that on the fast path the compiler jumps
+// straight to the caller's own call. Measured with callgrind (instruction
+// counts do not depend on the machine's load; bench/icount, an hour-long
+// heartbeat so that only the forks count) on the 2^20-node balanced tree
+// forking at every inner node, one fork per two nodes:
 //
 //	plain recursion     22.4 instructions per node
-//	Rec                 33.5 per node: 22.3 per untaken fork
+//	Frame               31.1 per node: 17.4 per untaken fork
+//	the old Rec         33.5 per node: 22.3 (a heap array at a counted depth, a tick countdown)
 //	Future              43.1 per node: 41.5 per untaken fork
-//	the floor (below)   30.4 per node: 16.0 per untaken fork
 //
-// and on fib(25), a fork at every call with n ≥ 2: plain 14.9
-// instructions per call, Rec 23.9 (18.0 per fork; an int input needs no
-// write barrier), Future 35.6 (41.5 per fork).
+// and on fib(25), a fork at every call with n ≥ 2: plain 14.8
+// instructions per call, Frame 22.7 (15.7 per fork), the old Rec 23.9
+// (18.0), Future 35.6 (41.5).
 //
-// In the tree walk's machine code, Rec's Fork is 11 instructions: load the
-// word and the array's base, zero-extend the depth, add the depth-and-tick
-// constant (two: a 64-bit constant is loaded first), check the write
-// barrier's flag (two: the input is a pointer stored into the heap), store
-// the input and the word, test the countdown and branch. Join is 5: load,
-// decrement, compare with the limit and branch, store. The rest is the Rec pointer, one more argument to
-// every call, which Go spills and reloads around each call: its calling
-// convention has no callee-saved registers.
+// In the tree walk's machine code, Fork is 6 instructions: the load of
+// the Rec pointer from the caller's frame, the four stores, and the
+// address of the new frame as the call's argument. Join is 6: load and
+// compare the job, load the Rec pointer and its signal, test, branch (and,
+// in the tree, an inline mark: the compiler's marker of an inlined call,
+// which has no instruction of its own on that line to sit on). The rest is
+// the frame pointer, one more argument to every call, which Go spills and
+// reloads around each call: its calling convention has no callee-saved
+// registers.
 //
 // Future pays for its generality: the record at the depth is an interface
 // whose type Fork checks (eight instructions with the address arithmetic
@@ -167,34 +203,20 @@
 // the Future's depth against the stack's (misuse) and hands back the
 // taken flag through a branch the compiler does not thread.
 //
-// The floor. Spice, in Zig, measures +0.30 ns per untaken fork: the
-// record lives in the caller's stack frame, the task's state in
-// callee-saved registers, and a heartbeat thread sets a flag that a tick
-// reads. Go allows less:
-//
-//   - Another worker may read a promoted record, so a record must be
-//     reachable from the heap, and nothing on the heap may point into a
-//     goroutine's stack (the stack moves when it grows). So Fork stores the
-//     input into a heap array, at the depth: a load of the array's base, the
-//     store, and for an input holding pointers the write barrier's flag
-//     check (two instructions) that every pointer store into the heap needs.
-//   - The depth is in memory (a load, an add, a store at Fork and at Join),
-//     and so is the context pointer across calls (a spill, and a reload
-//     before each call that follows): with no callee-saved registers, a
-//     register would not survive the calls between Fork and Join anyway.
-//   - Join compares the depth with the oldest promoted record: two.
-//   - The heartbeat: a goroutine that set flags every heartbeat would not
-//     be scheduled on time while every processor runs a worker (see The
-//     heartbeat), so each worker counts ticks, three or four instructions
-//     that a flag set from outside could fold into Join's compare.
-//
-// That is about 12 instructions for Fork and Join with the heartbeat
-// folded into the compare, plus 2 or 3 for carrying the context:
-// bench/icount's floor variant, that code written out for one type with
-// no countdown, type check or misuse check, counts 16.0 per untaken fork.
-// Rec, with its countdown, 22.3; the 8 instructions the design once
-// aimed at are below what Go's memory model and calling convention
-// permit for this scheme.
+// The floor. Spice, in Zig, measures +0.30 ns per untaken fork: its record
+// lives in the caller's frame, as a Frame does, but the task's state (the
+// top of the list of forks, the heartbeat flag's address) lives in
+// callee-saved registers across the calls between a fork and its join.
+// Go has none, so the context is an argument, spilled and reloaded (2 to
+// 3 instructions per fork); the heartbeat's flag is reached through it (a
+// load); and a join must test both the frame and the flag, since a
+// register cannot carry the flag's state across calls either. Six for
+// Fork, six for Join and three for the context: the 8 instructions the
+// design once aimed at are below what Go's calling convention permits
+// for this scheme. (bench/icount's floorR, the least the old scheme could
+// do, written out by hand for one type with no checks, counts 16.0 per
+// fork on the tree: Frame, 17.4 with its checks, is at that floor, and
+// below it on fib.)
 //
 // Which child is forked does not change those counts, nor the cache misses
 // a simulated cache (without prefetchers) sees, but it does change the
@@ -219,11 +241,13 @@
 //     meanwhile forks above it.
 //   - len(slots) > depth, so Fork reads slots[depth] without a bounds check
 //     (Task.base is &slots[0], updated whenever slots grows).
-//   - A Rec is one record of the job stack, its frame, from Recurse's start
-//     to its end; its own forks are on its typed stack (Rec.ins[:depth]),
-//     the ones below Rec.lim promoted. While its frame is at bottom, a
-//     heartbeat offers the Rec's oldest fork not promoted yet, and the frame
-//     stays there (it forks again), like a loop's.
+//   - A Rec is one record of the job stack, from Recurse's start to its end;
+//     its forks are not records but Frames on the goroutine's stack, out of
+//     the Task's reach. A Task's heartbeat that meets a Rec moves bottom
+//     past it (to split the loops and Futures above it); the Rec's next
+//     signalled Join moves bottom back to it, offers what is older first,
+//     and then its own oldest fork not promoted yet (Rec.jobs holds the
+//     promoted ones until their Joins).
 //
 // # Joins, waiting and panics
 //
@@ -304,12 +328,17 @@
 // elsewhere; so does every hand-off on a machine whose cores are busy with
 // other processes.
 //
-// A Rec's frame at the bottom of the offerable records stays there while
-// its function runs: when the Rec has no fork of its own pending, a
-// heartbeat offers nothing, not even the Futures or loops forked above it
-// through Rec.Task. Recursive code that forks with its Rec at every level
-// always has forks pending; code that forks mostly through Task belongs in
-// a function of a Task, not of a Rec.
+// A Recurse's own forks are offered only at its Joins (and Ticks): while
+// its function runs a loop, a Future or a nested Recurse (through
+// Frame.Task), a heartbeat splits those, and the Recurse's older forks
+// wait for them to finish. The walk to the oldest fork stops after 1,024
+// frames, so that a recursion down a long list pays a bounded time per
+// heartbeat; past that depth, a younger fork is offered. A fork that
+// nobody took cannot be told from a call never made: a Frame joined
+// twice, or never joined, is caught only when another worker took it
+// (Recurse panics when the function returns). A function called through
+// a func variable moves its frames to the heap: still correct, at an
+// allocation per fork.
 //
 // runtime.Goexit in a job taken by another worker (t.FailNow in a test, for
 // instance) ends that job; its joiner panics with an error saying so.

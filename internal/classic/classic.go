@@ -226,10 +226,8 @@ func QueensRec(f *fork.Frame[Board, int], b Board) int {
 // numbered; the sum of the numbers. Every node forks nine children and
 // walks the first itself.
 
-// Sky is a subtree: its first leaf and its number of leaves (a power of
-// 10). From, used by SkyRec, is the first of the ten children still to
-// walk (zero: all of them).
-type Sky struct{ Num, Size, From int }
+// Sky is a subtree: its first leaf and its number of leaves (a power of 10).
+type Sky struct{ Num, Size int }
 
 // SkynetSum is the answer for a tree of size leaves.
 func SkynetSum(size int) int { return size * (size - 1) / 2 }
@@ -286,24 +284,29 @@ func SkyPool(p *ChanPool, s Sky) int {
 	return sum
 }
 
-// SkyRec forks each child but the first with a fork.Frame: it walks the
-// first child to walk and forks the others as one call.
+// SkyRec forks each child but the first with a fork.Frame: nine frames,
+// each forked from the one before, joined newest first.
 func SkyRec(f *fork.Frame[Sky, int], s Sky) int {
 	if s.Size == 1 {
 		return s.Num
 	}
 	sub := s.Size / 10
-	first := Sky{Num: s.Num + s.From*sub, Size: sub}
-	if s.From == 9 {
-		return SkyRec(f, first)
+	var gs [9]fork.Frame[Sky, int]
+	gs[0] = f.Fork(Sky{Num: s.Num + sub, Size: sub})
+	for i := 1; i < 9; i++ {
+		gs[i] = gs[i-1].Fork(Sky{Num: s.Num + (i+1)*sub, Size: sub})
 	}
-	rest := s
-	rest.From++
-	g := f.Fork(rest)
-	sum := SkyRec(&g, first)
-	v, ok := g.Join()
-	if !ok {
-		v = SkyRec(f, rest)
+	sum := SkyRec(&gs[8], Sky{Num: s.Num, Size: sub})
+	for i := 8; i >= 0; i-- {
+		v, ok := gs[i].Join()
+		if !ok {
+			prev := f
+			if i > 0 {
+				prev = &gs[i-1]
+			}
+			v = SkyRec(prev, Sky{Num: s.Num + (i+1)*sub, Size: sub})
+		}
+		sum += v
 	}
-	return sum + v
+	return sum
 }
