@@ -68,7 +68,7 @@ type Frame[In, Out any] struct {
 // zeroing and three stores.
 type recRef[In, Out any] struct {
 	_ noCopy
-	p *Rec[In, Out]
+	p *rec[In, Out]
 }
 
 // noCopy makes go vet's copylocks check report copies of a Frame.
@@ -149,10 +149,10 @@ func noescape(p unsafe.Pointer) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&x))
 }
 
-// Rec is the context of one Recurse computation on one worker: the
-// function, the heartbeat's signal, and the forks promoted so far. Frames
-// point to it; user code never needs it by name.
-type Rec[In, Out any] struct {
+// rec is the context of one Recurse computation on one worker (a Rec in
+// the comments): the function, the heartbeat's signal, and the forks
+// promoted so far. Frames point to it.
+type rec[In, Out any] struct {
 	// sig is set to 1 by the pool's heartbeat (Pool.beat) when a worker is
 	// idle; the next Join (or Tick) sees it.
 	sig atomic.Int32
@@ -208,15 +208,15 @@ func RecurseTask[In, Out any](t *Task, fn func(f *Frame[In, Out], in In) Out, in
 
 // pushRec puts a Rec for fn on t's job stack, reusing the one in the
 // slot if it has the right type, and makes it the Task's hot Rec.
-func pushRec[In, Out any](t *Task, fn func(*Frame[In, Out], In) Out) *Rec[In, Out] {
+func pushRec[In, Out any](t *Task, fn func(*Frame[In, Out], In) Out) *rec[In, Out] {
 	d := t.depth()
-	r, _ := t.slots[d].(*Rec[In, Out])
+	r, _ := t.slots[d].(*rec[In, Out])
 	if r == nil || r.busy {
 		t.reserve(d)
 		if old := t.slots[d]; old != nil {
 			old.scrub()
 		}
-		r = &Rec[In, Out]{t: t}
+		r = &rec[In, Out]{t: t}
 		r.join, r.tick = joinFrame[In, Out], tickFrame[In, Out]
 		r.root.r.p = r
 		r.root.job = &r.rootJob
@@ -238,7 +238,7 @@ func pushRec[In, Out any](t *Task, fn func(*Frame[In, Out], In) Out) *Rec[In, Ou
 }
 
 // exit ends r's run: the Task's hot Rec is the one before it again.
-func (r *Rec[In, Out]) exit() {
+func (r *rec[In, Out]) exit() {
 	r.t.hot.Store(r.prevHot)
 	r.prevHot = nil
 	r.t.pool.recs.Add(-1)
@@ -279,7 +279,7 @@ func tickFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
 // from and the root when nothing older is left (see Task.beat).
 //
 //go:noinline
-func (r *Rec[In, Out]) beat(from *Frame[In, Out]) {
+func (r *rec[In, Out]) beat(from *Frame[In, Out]) {
 	r.sig.Store(0)
 	t := r.t
 	p := t.pool
@@ -330,7 +330,7 @@ func (r *Rec[In, Out]) beat(from *Frame[In, Out]) {
 
 // joinPromoted waits for the promoted fork j, or runs nothing if it is
 // still ready (it withdraws it), and returns a pointer to its result.
-func (r *Rec[In, Out]) joinPromoted(j *recJob[In, Out]) unsafe.Pointer {
+func (r *rec[In, Out]) joinPromoted(j *recJob[In, Out]) unsafe.Pointer {
 	t := r.t
 	if t.depth() != r.slot+1 {
 		panic("fork: Frame.Join with a Future, loop or nested Recurse above it not finished")
@@ -366,11 +366,11 @@ func (r *Rec[In, Out]) joinPromoted(j *recJob[In, Out]) unsafe.Pointer {
 // while something above r runs (a loop or a Future in fn): r says it is
 // exhausted, so the heartbeat moves on to split that; r's own forks wait
 // for r's next signal.
-func (r *Rec[In, Out]) offer(*Task) (published, exhausted bool) { return false, true }
+func (r *rec[In, Out]) offer(*Task) (published, exhausted bool) { return false, true }
 
 // abandon settles r's promoted forks after a panic unwound past the
 // frames that would have joined them, and frees r.
-func (r *Rec[In, Out]) abandon(t *Task, _ bool) {
+func (r *rec[In, Out]) abandon(t *Task, _ bool) {
 	t.pool.mu.Lock()
 	for i := len(r.jobs) - 1; i >= 0; i-- {
 		settle(t, r.jobs[i])
@@ -383,7 +383,7 @@ func (r *Rec[In, Out]) abandon(t *Task, _ bool) {
 	}
 }
 
-func (r *Rec[In, Out]) scrub() {
+func (r *rec[In, Out]) scrub() {
 	clear(r.jobs[:cap(r.jobs)])
 	r.fn = nil
 }
