@@ -85,11 +85,11 @@
 // beater goroutine takes over, on the runtime's timer: a timer wakes a
 // goroutine no sooner than a millisecond when the other processors are
 // parked, so beats come every millisecond then, and a parked worker is
-// woken by the first promotion. (A kernel sleep keeps time, but while a
-// goroutine sleeps in a system call its processor is handed to others only
-// when the scheduler's monitor takes it back, up to 10ms later: measured,
-// it starved a worker.) The beater parks while no Recurse runs or no
-// worker is idle.
+// woken by the first promotion. (A kernel sleep would keep time, but
+// while a goroutine sleeps in a system call its processor is handed to
+// others only when the scheduler's monitor takes it back, up to 10ms
+// later, leaving a worker without one.) The beater parks while no Recurse
+// runs or no worker is idle.
 //
 // # Idle workers
 //
@@ -148,9 +148,9 @@
 // path through noescape: the slow path is called through a function value,
 // whose arguments the compiler must otherwise assume escape. noescape turns
 // the pointer into an integer and back with nothing in between that could
-// move the stack (under -race, the conversion's check was such a call
-// until noescape was marked nocheckptr: a frame promoted in the old copy
-// of the stack was then never joined, which the tests caught).
+// move the stack (no stack check, and, under -race, no conversion check):
+// a move would leave the slow path marking frames in the stack's old copy,
+// and the promoted fork would never be joined.
 //
 // # What an untaken fork costs
 //

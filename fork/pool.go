@@ -386,10 +386,10 @@ func (p *Pool) wakeLocked(t *Task) {
 // poll for work (see await), which keeps time to the microsecond; once they
 // have all parked, the beater goroutine does, on the runtime's timer,
 // which wakes a goroutine no sooner than a millisecond when every other
-// goroutine is parked (a kernel sleep is on time, but the processor of a
-// goroutine in a system call can wait for the scheduler's monitor to take
-// it back, up to 10ms, which starved a worker). Of two idle workers at the
-// same instant, one signals: lastBeat is swapped.
+// goroutine is parked (a kernel sleep would be on time, but the processor
+// of a goroutine in a system call waits for the scheduler's monitor to
+// take it back, up to 10ms, leaving a worker without one). Of two idle
+// workers at the same instant, one signals: lastBeat is swapped.
 func (p *Pool) beat(now time.Duration) {
 	last := p.lastBeat.Load()
 	if p.recs.Load() == 0 || now-time.Duration(last) < p.heartbeat || !p.lastBeat.CompareAndSwap(last, int64(now)) {

@@ -137,10 +137,10 @@ func viaFrame(p unsafe.Pointer, f func(unsafe.Pointer) unsafe.Pointer) unsafe.Po
 // back through memory so that no uintptr is converted to a pointer.
 //
 // While the pointer is a uintptr the stack must not move (a move adjusts
-// pointers, not integers): nosplit keeps the stack check out, and
-// nocheckptr keeps out the call -race adds to the conversion (a call that
-// could grow the stack between the store and the load; with it, a frame
-// promoted in the old stack was never joined).
+// pointers, not integers, and the slow path would then read and mark the
+// frames of the stack's old copy): nosplit keeps the stack check out, and
+// nocheckptr keeps out the call that -race adds to the conversion, which
+// could grow the stack between the store and the load.
 //
 //go:nosplit
 //go:nocheckptr
