@@ -676,11 +676,12 @@ func TestIdleWorkersSleep(t *testing.T) {
 		deadline := time.Now().Add(5 * time.Second)
 		for {
 			parked, running := workerStates()
-			if parked == 3 && running == 0 {
+			beaterParked := goroutinesIn("fork.(*Pool).beater", "[chan receive")
+			if parked == 3 && running == 0 && beaterParked == 1 {
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d workers parked, %d not parked; want 3 parked", when, parked, running)
+				t.Fatalf("%s: %d workers parked, %d not parked, %d beater parked; want 3 and 1 parked", when, parked, running, beaterParked)
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -688,6 +689,22 @@ func TestIdleWorkersSleep(t *testing.T) {
 	check("after NewPool")
 	fork.Call(p, sumFork, balanced(1, 1<<16-1))
 	check("after Call")
+	fork.Recurse(p, sumRec, balanced(1, 1<<16-1))
+	check("after Recurse")
+}
+
+// goroutinesIn counts the goroutines whose stack names fn and whose state
+// line contains state.
+func goroutinesIn(fn, state string) int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, fn) && strings.Contains(g, state) {
+			n++
+		}
+	}
+	return n
 }
 
 // workerStates counts background worker goroutines parked on a channel

@@ -11,12 +11,14 @@ import (
 )
 
 // BenchmarkIdlePool reports the CPU an idle pool uses, as a percentage of
-// one core, measured over 100ms after a burst of work: the workers park, and
-// there is no heartbeat goroutine, so it should be about zero.
+// one core, measured over 100ms after a burst of work (a Call and a
+// Recurse): the workers park, and so does the beater once no Recurse runs,
+// so it should be about zero.
 func BenchmarkIdlePool(b *testing.B) {
 	p := fork.NewPool(fork.Config{Workers: 4})
 	defer p.Close()
 	sink = fork.Call(p, sumFork, balanced(1, 1<<16-1))
+	sink = fork.Recurse(p, sumRec, balanced(1, 1<<16-1))
 	var cpu, wall time.Duration
 	for b.Loop() {
 		c0, w0 := processCPU(), time.Now()
