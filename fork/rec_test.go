@@ -321,3 +321,27 @@ func TestRecurseStress(t *testing.T) {
 		p.Close()
 	}
 }
+
+// TestCloseStopsTheBeater checks that Close leaves no goroutine behind:
+// the workers and the beater, which a Recurse with idle workers wakes.
+func TestCloseStopsTheBeater(t *testing.T) {
+	for range 5 {
+		p := fork.NewPool(fork.Config{Workers: 3, Heartbeat: time.Microsecond})
+		root := balanced(1, 1<<14-1)
+		if got, want := fork.Recurse(p, sumRec, root), sumSeq(root); got != want {
+			t.Fatalf("sum = %d, want %d", got, want)
+		}
+		p.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		beaters, workers := goroutinesIn("fork.(*Pool).beater", ""), goroutinesIn("fork.(*Pool).work", "")
+		if beaters == 0 && workers == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after Close: %d beater and %d worker goroutines left", beaters, workers)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
