@@ -50,6 +50,7 @@ type Pool struct {
 	// beat); lastBeat is the clock at the last signal, or when the first of
 	// them started. beaterParked says that the beater waits on beaterWake.
 	recs         atomic.Int32
+	npoll        atomic.Int32 // idle workers polling (see await), who beat
 	lastBeat     atomic.Int64
 	beaterParked atomic.Bool
 	beaterWake   chan struct{} // capacity 1
@@ -288,9 +289,6 @@ func (p *Pool) sleepLocked(t *Task) {
 	t.sleeping = true
 	p.sleepers = append(p.sleepers, t)
 	p.nsleep.Store(int32(len(p.sleepers)))
-	if p.recs.Load() > 0 && p.beaterParked.Load() {
-		p.wakeBeater()
-	}
 	if tracing {
 		traceSleep(t, t.joining)
 	}
@@ -334,8 +332,13 @@ const (
 // its processor ran other goroutines, and it parks at once: a polling
 // thread that the kernel has descheduled sees its token only at its next
 // time slice, while a parked one is woken when the token is sent.
+//
+// While it polls, the worker beats for the running Recurses (Pool.beat);
+// when it parks, it hands the beat to the beater goroutine.
 func (t *Task) await(spin time.Duration) {
+	p := t.pool
 	if spin > 0 && len(t.wake) == 0 {
+		p.npoll.Add(1)
 		last := clock()
 		deadline := last + spin
 	poll:
@@ -350,9 +353,15 @@ func (t *Task) await(spin time.Duration) {
 				break
 			}
 			last = now
-			t.pool.beat(now)
+			p.beat(now)
 			runtime.Gosched()
 		}
+		p.npoll.Add(-1)
+	}
+	// After the decrement: a Recurse that starts meanwhile sees no poller
+	// and wakes the beater itself (see pushRec).
+	if len(t.wake) == 0 && p.recs.Load() > 0 && p.beaterParked.Load() {
+		p.wakeBeater()
 	}
 	<-t.wake
 }
@@ -414,8 +423,9 @@ func (p *Pool) beater() {
 	for {
 		p.beaterParked.Store(true)
 		// Checked after the store: a Recurse that starts or a worker that
-		// goes idle in between sees beaterParked and sends a token.
-		for p.recs.Load() == 0 || p.nsleep.Load() == 0 {
+		// parks in between sees beaterParked and sends a token. While a
+		// worker polls, it beats.
+		for p.recs.Load() == 0 || p.nsleep.Load() == 0 || p.npoll.Load() > 0 {
 			<-p.beaterWake
 			if p.isClosed() {
 				return

@@ -230,8 +230,8 @@ func pushRec[In, Out any](t *Task, fn func(*Frame[In, Out], In) Out) *rec[In, Ou
 		// The first heartbeat comes a heartbeat after the start, so that a
 		// Recurse shorter than that never pays for a promotion.
 		p.lastBeat.Store(int64(clock()))
-		if p.beaterParked.Load() && p.nsleep.Load() > 0 {
-			p.wakeBeater()
+		if p.beaterParked.Load() && p.nsleep.Load() > 0 && p.npoll.Load() == 0 {
+			p.wakeBeater() // idle workers have parked: nobody else beats
 		}
 	}
 	return r
