@@ -170,27 +170,31 @@
 // Fork is four stores into it (the Rec, the caller's frame, an empty job,
 // the input), with no write barrier, since the stores go to the stack, and
 // no depth to count, since the frames' links are the stack of forks. Join
-// tests the frame's job (promoted?) and the Rec's signal (a heartbeat?):
-// two loads, two compares. Its slow path hands back one pointer to the
-// output and the taken flag, so that on the fast path the compiler jumps
-// straight to the caller's own call. Measured with callgrind (instruction
-// counts do not depend on the machine's load; bench/icount, an hour-long
-// heartbeat so that only the forks count) on the 2^20-node balanced tree
-// forking at every inner node, one fork per two nodes:
+// tests one word: the signal of the Rec the frame points to. A heartbeat
+// sets the Rec's; promoting a fork points its frame at the Rec's twin,
+// whose signal is always set, so one test covers "a heartbeat?" and
+// "promoted?" (Fork takes the Rec through the twin's live field, so a
+// promoted frame's forks are not marked). Its slow path hands back one
+// pointer to the output and the taken flag, so that on the fast path the
+// compiler jumps straight to the caller's own call. Measured with
+// callgrind (instruction counts do not depend on the machine's load;
+// bench/icount, an hour-long heartbeat so that only the forks count) on
+// the 2^20-node balanced tree forking at every inner node, one fork per
+// two nodes:
 //
 //	plain recursion     22.4 instructions per node
-//	Frame               31.1 per node: 17.4 per untaken fork
+//	Frame               30.0 per node: 15.2 per untaken fork
 //	the old Rec         33.5 per node: 22.3 (a heap array at a counted depth, a tick countdown)
 //	Future              43.1 per node: 41.5 per untaken fork
 //
 // and on fib(25), a fork at every call with n ≥ 2: plain 14.8
-// instructions per call, Frame 22.7 (15.7 per fork), the old Rec 23.9
+// instructions per call, Frame 22.2 (14.6 per fork), the old Rec 23.9
 // (18.0), Future 35.6 (41.5).
 //
-// In the tree walk's machine code, Fork is 6 instructions: the load of
-// the Rec pointer from the caller's frame, the four stores, and the
-// address of the new frame as the call's argument. Join is 6: load and
-// compare the job, load the Rec pointer and its signal, test, branch (and,
+// In the tree walk's machine code, Fork is 7 instructions: the loads of
+// the Rec pointer from the caller's frame and of its live field, the four
+// stores, and the address of the new frame as the call's argument. Join
+// is 4: load the frame's Rec pointer and its signal, test, branch (and,
 // in the tree, an inline mark: the compiler's marker of an inlined call,
 // which has no instruction of its own on that line to sit on). The rest is
 // the frame pointer, one more argument to every call, which Go spills and
@@ -208,15 +212,13 @@
 // top of the list of forks, the heartbeat flag's address) lives in
 // callee-saved registers across the calls between a fork and its join.
 // Go has none, so the context is an argument, spilled and reloaded (2 to
-// 3 instructions per fork); the heartbeat's flag is reached through it (a
-// load); and a join must test both the frame and the flag, since a
-// register cannot carry the flag's state across calls either. Six for
-// Fork, six for Join and three for the context: the 8 instructions the
-// design once aimed at are below what Go's calling convention permits
-// for this scheme. (bench/icount's floorR, the least the old scheme could
-// do, written out by hand for one type with no checks, counts 16.0 per
-// fork on the tree: Frame, 17.4 with its checks, is at that floor, and
-// below it on fib.)
+// 3 instructions per fork), and the heartbeat's flag is reached through it
+// (a load at Fork, two at Join). Seven for Fork, four for Join and three
+// for the context: the 8 instructions the design once aimed at are below
+// what Go's calling convention permits for this scheme. (bench/icount's
+// floorR, the least the old scheme could do, written out by hand for one
+// type with no checks, counts 16.0 per fork on the tree; Frame, with its
+// checks, 15.2.)
 //
 // Which child is forked does not change those counts, nor the cache misses
 // a simulated cache (without prefetchers) sees, but it does change the

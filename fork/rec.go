@@ -29,7 +29,7 @@ import (
 //
 // Frames live in the variables of the recursive function, on the
 // goroutine's stack, linked to their callers' frames: a fork is four
-// stores to the stack and a join two loads and two compares, with no
+// stores to the stack and a join two loads and a compare, with no
 // depth to count and no write barrier (see the package doc, What an
 // untaken fork costs). A heartbeat reaches a running Recurse as a signal
 // (see Pool.beat): at its next Join the worker walks the frames up to the
@@ -54,12 +54,13 @@ import (
 //     inside fn. While such a computation runs, the Recurse's own forks
 //     wait for it to finish before a heartbeat may offer them.
 type Frame[In, Out any] struct {
+	// r is the Rec, or its marked twin once a heartbeat has promoted the
+	// fork (and in the root frame): the twin's signal is always set, so
+	// that Join tests one word for both.
 	r    recRef[In, Out]
 	prev *Frame[In, Out]
-	// job is the fork's job once a heartbeat promoted it (or the root
-	// frame's mark, rootJob); nil while the fork is local.
-	job *recJob[In, Out]
-	in  In
+	job  *recJob[In, Out] // the fork's job once promoted
+	in   In
 }
 
 // recRef is a Frame's pointer to its Rec, with noCopy inside it rather
@@ -82,7 +83,7 @@ func (*noCopy) Unlock() {}
 // another worker before g.Join, Join reports false and the caller makes
 // the call itself.
 func (f *Frame[In, Out]) Fork(in In) Frame[In, Out] {
-	return Frame[In, Out]{r: recRef[In, Out]{p: f.r.p}, prev: f, in: in}
+	return Frame[In, Out]{r: recRef[In, Out]{p: f.r.p.live}, prev: f, in: in}
 }
 
 // Join joins the fork that made g. If another worker took it, Join waits
@@ -90,10 +91,8 @@ func (f *Frame[In, Out]) Fork(in In) Frame[In, Out] {
 // Out and false, and the caller must make the call itself. A panic in the
 // call on another worker reaches Join with the same value.
 func (g *Frame[In, Out]) Join() (out Out, taken bool) {
-	if g.job == nil {
-		if g.r.p.sig.Load() == 0 {
-			return
-		}
+	if g.r.p.sig.Load() == 0 {
+		return
 	}
 	res := (*result[Out])(viaFrame(noescape(unsafe.Pointer(g)), g.r.p.join))
 	return res.out, res.taken
@@ -103,14 +102,14 @@ func (g *Frame[In, Out]) Join() (out Out, taken bool) {
 // neither fork nor join, so that the forks made before the loop can move
 // to idle workers while it runs.
 func (f *Frame[In, Out]) Tick() {
-	if f.r.p.sig.Load() != 0 {
-		viaFrame(noescape(unsafe.Pointer(f)), f.r.p.tick)
+	if r := f.r.p.live; r.sig.Load() != 0 {
+		viaFrame(noescape(unsafe.Pointer(f)), r.tick)
 	}
 }
 
 // Task returns the Task of the worker running f, for Future, Join2, For,
 // Reduce and nested Recurse calls inside the function.
-func (f *Frame[In, Out]) Task() *Task { return f.r.p.t }
+func (f *Frame[In, Out]) Task() *Task { return f.r.p.live.t }
 
 // result is what Join's slow path returns: the output of a taken fork, or
 // the zero value and false. One pointer for both keeps the slow path a
@@ -154,16 +153,18 @@ func noescape(p unsafe.Pointer) unsafe.Pointer {
 // promoted so far. Frames point to it.
 type rec[In, Out any] struct {
 	// sig is set to 1 by the pool's heartbeat (Pool.beat) when a worker is
-	// idle; the next Join (or Tick) sees it.
+	// idle; the next Join (or Tick) sees it. It is always 1 in the twin.
 	sig atomic.Int32
-	t   *Task
-	fn  func(*Frame[In, Out], In) Out
+	// live is the Rec itself, in the Rec and in its twin, the Rec that
+	// marks the frames of promoted forks (see Frame.r).
+	live, twin *rec[In, Out]
+	t          *Task
+	fn         func(*Frame[In, Out], In) Out
 	// join and tick are the slow paths, as functions of a frame pointer.
 	join, tick func(unsafe.Pointer) unsafe.Pointer
-	// root is the frame fn is first called with: its job is rootJob, so
-	// the walk up the frames stops there and Join of it panics.
-	root    Frame[In, Out]
-	rootJob recJob[In, Out]
+	// root is the frame fn is first called with: marked with the twin, so
+	// that the walk up the frames stops there and Join of it panics.
+	root Frame[In, Out]
 	// jobs are the promoted forks not joined yet, usually oldest first.
 	jobs    []*recJob[In, Out]
 	prevHot *atomic.Int32 // t.hot when this Rec started
@@ -218,8 +219,10 @@ func pushRec[In, Out any](t *Task, fn func(*Frame[In, Out], In) Out) *rec[In, Ou
 		}
 		r = &rec[In, Out]{t: t}
 		r.join, r.tick = joinFrame[In, Out], tickFrame[In, Out]
-		r.root.r.p = r
-		r.root.job = &r.rootJob
+		twin := &rec[In, Out]{live: r, join: r.join}
+		twin.sig.Store(1)
+		r.live, r.twin = r, twin
+		r.root.r.p = twin
 		t.slots[d] = r
 	}
 	r.t, r.fn, r.slot, r.busy = t, fn, d, true
@@ -251,25 +254,25 @@ func (r *rec[In, Out]) exit() {
 // to the output.
 func joinFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
 	g := (*Frame[In, Out])(p)
-	r := g.r.p
+	r := g.r.p.live
 	if g == &r.root {
 		panic("fork: Join of the Frame that Recurse passed in: join only the frames that Fork returns")
 	}
 	if r.sig.Load() != 0 {
 		r.beat(g.prev)
 	}
-	j := g.job
-	if j == nil {
-		return unsafe.Pointer(&r.none)
+	if g.r.p == r {
+		return unsafe.Pointer(&r.none) // a signal only
 	}
-	g.job = nil
+	j := g.job
+	g.r.p, g.job = r, nil
 	return r.joinPromoted(j)
 }
 
 // tickFrame is Tick's slow path.
 func tickFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
 	f := (*Frame[In, Out])(p)
-	f.r.p.beat(f)
+	f.r.p.live.beat(f)
 	return nil
 }
 
@@ -307,7 +310,7 @@ func (r *rec[In, Out]) beat(from *Frame[In, Out]) {
 		return
 	}
 	var oldest *Frame[In, Out]
-	for f, n := from, 0; f != nil && f.job == nil && n < maxWalk; f, n = f.prev, n+1 {
+	for f, n := from, 0; f != nil && f.r.p == r && n < maxWalk; f, n = f.prev, n+1 {
 		oldest = f
 	}
 	if oldest == nil {
@@ -317,7 +320,7 @@ func (r *rec[In, Out]) beat(from *Frame[In, Out]) {
 		return
 	}
 	j := &recJob[In, Out]{header: header{owner: t, idx: -1}, fn: r.fn, in: oldest.in}
-	oldest.job = j
+	oldest.r.p, oldest.job = r.twin, j
 	r.jobs = append(r.jobs, j)
 	if tracing {
 		traceOffer(t, &j.header, any(j.in))
