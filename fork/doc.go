@@ -184,12 +184,11 @@
 //
 //	plain recursion     22.4 instructions per node
 //	Frame               30.0 per node: 15.2 per untaken fork
-//	the old Rec         33.5 per node: 22.3 (a heap array at a counted depth, a tick countdown)
 //	Future              43.1 per node: 41.5 per untaken fork
 //
 // and on fib(25), a fork at every call with n ≥ 2: plain 14.8
-// instructions per call, Frame 22.2 (14.6 per fork), the old Rec 23.9
-// (18.0), Future 35.6 (41.5).
+// instructions per call, Frame 22.2 (14.6 per fork), Future 35.6
+// (41.5).
 //
 // In the tree walk's machine code, Fork is 7 instructions: the loads of
 // the Rec pointer from the caller's frame and of its live field, the four
@@ -214,11 +213,11 @@
 // Go has none, so the context is an argument, spilled and reloaded (2 to
 // 3 instructions per fork), and the heartbeat's flag is reached through it
 // (a load at Fork, two at Join). Seven for Fork, four for Join and three
-// for the context: the 8 instructions the design once aimed at are below
-// what Go's calling convention permits for this scheme. (bench/icount's
-// floorR, the least the old scheme could do, written out by hand for one
-// type with no checks, counts 16.0 per fork on the tree; Frame, with its
-// checks, 15.2.)
+// for the context: 8 instructions per fork are below what Go's calling
+// convention permits for this scheme. (Keeping the forks' inputs in a heap
+// array at a counted depth instead, the scheme a stack-free design needs,
+// costs more even written out by hand for one type with no checks:
+// bench/icount's floorR counts 16.0 per fork on the tree.)
 //
 // Which child is forked does not change those counts, nor the cache misses
 // a simulated cache (without prefetchers) sees, but it does change the
