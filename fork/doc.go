@@ -31,11 +31,7 @@
 //		}
 //		g := f.Fork(n.Right) // a call of sumRec itself, in a frame on the stack
 //		s := n.Val + sumRec(&g, n.Left)
-//		right, ok := g.Join()
-//		if !ok {
-//			right = sumRec(f, n.Right)
-//		}
-//		return s + right
+//		return s + g.Join(sumRec) // sumRec(f, n.Right) unless a worker took it
 //	}
 //
 // # The scheme
@@ -167,38 +163,40 @@
 //
 // Frame is the cheap way to fork. Its forked function is fixed (the one
 // Recurse was given), and the frame is a variable of the forking function:
-// Fork is four stores into it (the Rec, the caller's frame, an empty job,
-// the input), with no write barrier, since the stores go to the stack, and
-// no depth to count, since the frames' links are the stack of forks. Join
-// tests one word: the signal of the Rec the frame points to. A heartbeat
-// sets the Rec's; promoting a fork points its frame at the Rec's twin,
-// whose signal is always set, so one test covers "a heartbeat?" and
-// "promoted?" (Fork takes the Rec through the twin's live field, so a
-// promoted frame's forks are not marked). Its slow path hands back one
-// pointer to the output and the taken flag, so that on the fast path the
-// compiler jumps straight to the caller's own call. Measured with
-// callgrind (instruction counts do not depend on the machine's load;
-// bench/icount, an hour-long heartbeat so that only the forks count) on
-// the 2^20-node balanced tree forking at every inner node, one fork per
-// two nodes:
+// Fork is three stores into it (the mark, the caller's frame, the input),
+// with no write barrier, since the stores go to the stack, and no depth to
+// count, since the frames' links are the stack of forks. Join tests one
+// word: the signal of the mark the frame points to. A frame points to its
+// Rec's own mark, whose signal a heartbeat sets; promoting a fork points
+// its frame at a mark in the fork's job, and the root frame points at a
+// root mark, both with their signal always set, so one test covers "a
+// heartbeat?", "promoted?" and "the root?" (Fork takes the Rec's mark
+// through the caller's mark's home field, so a promoted frame's forks are
+// not marked). When nobody took the fork, Join makes the call itself from
+// the frame's fields (the caller's frame and the input), so the caller
+// keeps neither alive across its own calls. Measured with callgrind
+// (instruction counts do not depend on the machine's load; bench/icount,
+// an hour-long heartbeat so that only the forks count) on the 2^20-node
+// balanced tree forking at every inner node, one fork per two nodes:
 //
 //	plain recursion     22.4 instructions per node
-//	Frame               30.0 per node: 15.2 per untaken fork
+//	Frame               28.9 per node: 13.0 per untaken fork
 //	Future              43.1 per node: 41.5 per untaken fork
 //
 // and on fib(25), a fork at every call with n ≥ 2: plain 14.8
-// instructions per call, Frame 22.2 (14.6 per fork), Future 35.6
+// instructions per call, Frame 22.0 (14.4 per fork), Future 35.6
 // (41.5).
 //
-// In the tree walk's machine code, Fork is 7 instructions: the loads of
-// the Rec pointer from the caller's frame and of its live field, the four
+// In the tree walk's machine code, Fork is 6 instructions: the loads of
+// the mark from the caller's frame and of its home field, the three
 // stores, and the address of the new frame as the call's argument. Join
-// is 4: load the frame's Rec pointer and its signal, test, branch (and,
-// in the tree, an inline mark: the compiler's marker of an inlined call,
-// which has no instruction of its own on that line to sit on). The rest is
-// the frame pointer, one more argument to every call, which Go spills and
-// reloads around each call: its calling convention has no callee-saved
-// registers.
+// is 4 before the call: load the frame's mark and its signal, test,
+// branch. The untaken call itself costs 2 more than the plain program's
+// (a call through a function value: load its code pointer and its
+// context) and the caller spills neither the frame pointer nor the node,
+// which the plain program's caller spills for its second call. The rest
+// is the compiler's: a move where Join's two paths meet, and, in fib, a
+// no-op that aligns a jump.
 //
 // Future pays for its generality: the record at the depth is an interface
 // whose type Fork checks (eight instructions with the address arithmetic
@@ -210,11 +208,12 @@
 // lives in the caller's frame, as a Frame does, but the task's state (the
 // top of the list of forks, the heartbeat flag's address) lives in
 // callee-saved registers across the calls between a fork and its join.
-// Go has none, so the context is an argument, spilled and reloaded (2 to
-// 3 instructions per fork), and the heartbeat's flag is reached through it
-// (a load at Fork, two at Join). Seven for Fork, four for Join and three
-// for the context: 8 instructions per fork are below what Go's calling
-// convention permits for this scheme. (Keeping the forks' inputs in a heap
+// Go has none, so the context is an argument, spilled and reloaded, and
+// the heartbeat's flag is reached through it (two loads at Fork, two at
+// Join). Six for Fork, four for Join and two for the call through a
+// function value (or, with the call written by the caller, two for
+// keeping the context and the input alive): 8 instructions per fork are
+// below what Go's calling convention permits for this scheme. (Keeping the forks' inputs in a heap
 // array at a counted depth instead, the scheme a stack-free design needs,
 // costs more even written out by hand for one type with no checks:
 // bench/icount's floorR counts 16.0 per fork on the tree.)

@@ -165,11 +165,7 @@ func SumRec(f *fork.Frame[*Node, int], n *Node) int {
 	}
 	g := f.Fork(n.Right)
 	s := n.Val + SumRec(&g, n.Left)
-	right, ok := g.Join()
-	if !ok {
-		right = SumRec(f, n.Right) // nobody took the fork: call it here
-	}
-	return s + right
+	return s + g.Join(SumRec) // SumRec(f, n.Right) unless another worker took it
 }
 
 func ExampleRecurse() {
@@ -200,20 +196,11 @@ func countPrimes(f *fork.Frame[[2]int, int], span [2]int) int {
 	g3 := g2.Fork(parts[3])
 	n := countPrimes(&g3, parts[0])
 	// The newest fork first; an untaken fork is called with the frame
-	// that was current when it was made.
-	v3, ok := g3.Join()
-	if !ok {
-		v3 = countPrimes(&g2, parts[3])
-	}
-	v2, ok := g2.Join()
-	if !ok {
-		v2 = countPrimes(&g1, parts[2])
-	}
-	v1, ok := g1.Join()
-	if !ok {
-		v1 = countPrimes(f, parts[1])
-	}
-	return n + v1 + v2 + v3
+	// that was current when it was made (g3's with &g2, and so on).
+	n += g3.Join(countPrimes)
+	n += g2.Join(countPrimes)
+	n += g1.Join(countPrimes)
+	return n
 }
 
 // Forks pair with joins like calls with returns: a function may have

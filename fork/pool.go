@@ -410,7 +410,7 @@ func (p *Pool) beat(now time.Duration) {
 	}
 	for _, t := range *tasks {
 		if s := t.hot.Load(); s != nil {
-			s.Store(1)
+			atomic.StoreInt32(s, 1)
 		}
 	}
 }

@@ -8,9 +8,9 @@ import (
 // Frame is one fork of a recursive function run by Recurse: the cheapest
 // way to fork in this package. The function receives the frame of its
 // caller, f; f.Fork(in) returns a new frame g that records the call
-// fn(&g, in), the function passes &g down while it works, and g.Join()
-// reports whether another worker took the call. When nobody took it, the
-// caller makes the call itself, with f:
+// fn(&g, in), the function passes &g down while it works, and g.Join(fn)
+// returns the call's result: another worker's, if one took the fork, or
+// else the result of the call made there, fn(f, in):
 //
 //	func sum(f *fork.Frame[*Node, int], n *Node) int {
 //		if n.Left == nil || n.Right == nil {
@@ -18,29 +18,28 @@ import (
 //		}
 //		g := f.Fork(n.Right)
 //		s := n.Val + sum(&g, n.Left)
-//		right, ok := g.Join()
-//		if !ok {
-//			right = sum(f, n.Right) // nobody took the fork: call it here
-//		}
-//		return s + right
+//		return s + g.Join(sum) // sum(f, n.Right), unless a worker took it
 //	}
 //
 //	total := fork.Recurse(p, sum, root)
 //
 // Frames live in the variables of the recursive function, on the
-// goroutine's stack, linked to their callers' frames: a fork is four
-// stores to the stack and a join two loads and a compare, with no
-// depth to count and no write barrier (see the package doc, What an
-// untaken fork costs). A heartbeat reaches a running Recurse as a signal
-// (see Pool.beat): at its next Join the worker walks the frames up to the
-// oldest fork nobody has taken, the biggest piece of work left, and
-// offers it to idle workers.
+// goroutine's stack, linked to their callers' frames: a fork is three
+// stores to the stack and a join two loads and a compare before the
+// call, with no depth to count and no write barrier (see the package
+// doc, What an untaken fork costs). A heartbeat reaches a running Recurse
+// as a signal (see Pool.beat): at its next Join the worker walks the
+// frames up to the oldest fork nobody has taken, the biggest piece of
+// work left, and offers it to idle workers.
 //
 // The rules, which keep frames on the stack and the chain sound:
 //   - Write fn as a named function (or method) that calls itself
 //     directly. A call through a func variable or an interface makes
 //     every frame escape to the heap: it still works, at an allocation
 //     per fork.
+//   - Join with the function Recurse runs (the one that forks): a
+//     worker that takes the fork runs that function, and Join calls the
+//     one it is given.
 //   - Pass &g only to the calls made between g's Fork and its Join, and
 //     call with f once g is joined. Join a frame once, and join frames
 //     in the reverse order of their forks, as calls return. A fork is not
@@ -54,22 +53,30 @@ import (
 //     inside fn. While such a computation runs, the Recurse's own forks
 //     wait for it to finish before a heartbeat may offer them.
 type Frame[In, Out any] struct {
-	// r is the Rec, or its marked twin once a heartbeat has promoted the
-	// fork (and in the root frame): the twin's signal is always set, so
-	// that Join tests one word for both.
-	r    recRef[In, Out]
+	_ noCopy
+	// m is the Rec's mark while the fork is pending; a promoted fork's
+	// frame points to its job's mark, and the root frame to the Rec's
+	// root mark, whose signals are always set, so that Join tests one
+	// word for all three.
+	m    *mark[In, Out]
 	prev *Frame[In, Out]
-	job  *recJob[In, Out] // the fork's job once promoted
 	in   In
 }
 
-// recRef is a Frame's pointer to its Rec, with noCopy inside it rather
-// than beside it: a struct of at most four fields is kept in registers by
-// the compiler, and Fork's literal is then four stores instead of a
-// zeroing and three stores.
-type recRef[In, Out any] struct {
-	_ noCopy
-	p *rec[In, Out]
+// mark is what a frame's Join tests: the heartbeat's signal of its Rec
+// (the mark is the Rec's own), or a signal always set that says the frame
+// is special: the frame of a promoted fork (the mark is in the fork's
+// job) or the root frame (the Rec's root mark).
+type mark[In, Out any] struct {
+	sig int32 // read and written with sync/atomic
+	// home is the Rec's own mark, the one a Fork puts in the new frame:
+	// &live.mark, loaded rather than computed so that Fork needs no nil
+	// check.
+	home *mark[In, Out]
+	live *rec[In, Out]    // the Rec
+	job  *recJob[In, Out] // the promoted fork, in a job's mark
+	// join is Join's slow path, as a function of the frame: joinFrame.
+	join func(unsafe.Pointer) unsafe.Pointer
 }
 
 // noCopy makes go vet's copylocks check report copies of a Frame.
@@ -83,47 +90,45 @@ func (*noCopy) Unlock() {}
 // another worker before g.Join, Join reports false and the caller makes
 // the call itself.
 func (f *Frame[In, Out]) Fork(in In) Frame[In, Out] {
-	return Frame[In, Out]{r: recRef[In, Out]{p: f.r.p.live}, prev: f, in: in}
+	return Frame[In, Out]{m: f.m.home, prev: f, in: in}
 }
 
-// Join joins the fork that made g. If another worker took it, Join waits
-// for it and returns its result and true; otherwise it returns the zero
-// Out and false, and the caller must make the call itself. A panic in the
-// call on another worker reaches Join with the same value.
-func (g *Frame[In, Out]) Join() (out Out, taken bool) {
-	if g.r.p.sig.Load() == 0 {
-		return
+// Join joins the fork that made g and returns the result of its call. If
+// another worker took the fork, Join waits for it (a panic in the call
+// reaches Join with the same value); otherwise it makes the call here,
+// fn(f, in) with f the frame g was forked from. fn must be the function
+// Recurse runs, which is what a worker that takes the fork calls (and
+// what Join's slow path calls, after a heartbeat).
+//
+// Making the call inside Join, from the frame's own fields, spares the
+// caller from keeping f and the input alive across its calls between
+// Fork and Join: two spills and a reload fewer, for the two instructions
+// of a call through a function value (the compiler does not turn it into
+// a direct call, even with Join inlined and fn known).
+func (g *Frame[In, Out]) Join(fn func(f *Frame[In, Out], in In) Out) Out {
+	if atomic.LoadInt32(&g.m.sig) != 0 {
+		return *(*Out)(viaFrame(unsafe.Pointer(g), g.m.join))
 	}
-	res := (*result[Out])(viaFrame(noescape(unsafe.Pointer(g)), g.r.p.join))
-	return res.out, res.taken
+	return fn(g.prev, g.in)
 }
 
 // Tick is the heartbeat check, as Task.Tick: call it in long loops that
 // neither fork nor join, so that the forks made before the loop can move
 // to idle workers while it runs.
 func (f *Frame[In, Out]) Tick() {
-	if r := f.r.p.live; r.sig.Load() != 0 {
-		viaFrame(noescape(unsafe.Pointer(f)), r.tick)
+	if r := f.m.live; atomic.LoadInt32(&r.sig) != 0 {
+		viaFrame(unsafe.Pointer(f), r.tick)
 	}
 }
 
 // Task returns the Task of the worker running f, for Future, Join2, For,
 // Reduce and nested Recurse calls inside the function.
-func (f *Frame[In, Out]) Task() *Task { return f.r.p.live.t }
-
-// result is what Join's slow path returns: the output of a taken fork, or
-// the zero value and false. One pointer for both keeps the slow path a
-// single edge into the caller's test of taken, which the compiler then
-// skips on the fast path.
-type result[Out any] struct {
-	out   Out
-	taken bool
-}
+func (f *Frame[In, Out]) Task() *Task { return f.m.live.t }
 
 // viaFrame calls f(p): a call through a function parameter is what the
 // inliner prices low (see via1), which keeps Join within its budget.
 func viaFrame(p unsafe.Pointer, f func(unsafe.Pointer) unsafe.Pointer) unsafe.Pointer {
-	return f(p)
+	return f(noescape(p))
 }
 
 // noescape hides p from escape analysis. Join's slow path is an indirect
@@ -152,25 +157,25 @@ func noescape(p unsafe.Pointer) unsafe.Pointer {
 // the comments): the function, the heartbeat's signal, and the forks
 // promoted so far. Frames point to it.
 type rec[In, Out any] struct {
-	// sig is set to 1 by the pool's heartbeat (Pool.beat) when a worker is
-	// idle; the next Join (or Tick) sees it. It is always 1 in the twin.
-	sig atomic.Int32
-	// live is the Rec itself, in the Rec and in its twin, the Rec that
-	// marks the frames of promoted forks (see Frame.r).
-	live, twin *rec[In, Out]
-	t          *Task
-	fn         func(*Frame[In, Out], In) Out
-	// join and tick are the slow paths, as functions of a frame pointer.
-	join, tick func(unsafe.Pointer) unsafe.Pointer
-	// root is the frame fn is first called with: marked with the twin, so
-	// that the walk up the frames stops there and Join of it panics.
-	root Frame[In, Out]
+	// mark is the Rec's own mark, first so that a Fork finds it where the
+	// mark's live field points: its sig is set to 1 by the pool's
+	// heartbeat (Pool.beat) when a worker is idle, and the next Join (or
+	// Tick) sees it.
+	mark[In, Out]
+	t  *Task
+	fn func(*Frame[In, Out], In) Out
+	// tick is Tick's slow path, as a function of a frame pointer.
+	tick func(unsafe.Pointer) unsafe.Pointer
+	// root is the frame fn is first called with, marked with rootMark
+	// (signal always set), so that the walk up the frames stops there and
+	// Join of it panics.
+	root     Frame[In, Out]
+	rootMark mark[In, Out]
 	// jobs are the promoted forks not joined yet, usually oldest first.
 	jobs    []*recJob[In, Out]
-	prevHot *atomic.Int32 // t.hot when this Rec started
-	none    result[Out]   // the slow path's answer when nobody took the fork
-	slot    int           // r's slot in t.slots while it runs
-	busy    bool          // running: not reusable
+	prevHot *int32 // t.hot when this Rec started
+	slot    int    // r's slot in t.slots while it runs
+	busy    bool   // running: not reusable
 	_       pad
 }
 
@@ -219,14 +224,13 @@ func pushRec[In, Out any](t *Task, fn func(*Frame[In, Out], In) Out) *rec[In, Ou
 		}
 		r = &rec[In, Out]{t: t}
 		r.join, r.tick = joinFrame[In, Out], tickFrame[In, Out]
-		twin := &rec[In, Out]{live: r, join: r.join}
-		twin.sig.Store(1)
-		r.live, r.twin = r, twin
-		r.root.r.p = twin
+		r.home, r.live = &r.mark, r
+		r.rootMark = mark[In, Out]{sig: 1, home: &r.mark, live: r, join: r.join}
+		r.root.m = &r.rootMark
 		t.slots[d] = r
 	}
 	r.t, r.fn, r.slot, r.busy = t, fn, d, true
-	r.sig.Store(0)
+	atomic.StoreInt32(&r.sig, 0)
 	t.setDepth(d + 1)
 	r.prevHot = t.hot.Swap(&r.sig)
 	if p := t.pool; p.recs.Add(1) == 1 {
@@ -249,30 +253,35 @@ func (r *rec[In, Out]) exit() {
 }
 
 // joinFrame is Join's slow path: a heartbeat signal, a promoted fork, or
-// Join of the root frame. It answers the signal (see beat), then pops the
-// fork: it waits for it if another worker took it and returns a pointer
-// to the output.
+// Join of the root frame. It answers the signal (see beat), then joins
+// the fork: it waits for it if another worker took it, and makes the
+// call otherwise. It returns a pointer to the output.
 func joinFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
 	g := (*Frame[In, Out])(p)
-	r := g.r.p.live
+	r := g.m.live
 	if g == &r.root {
 		panic("fork: Join of the Frame that Recurse passed in: join only the frames that Fork returns")
 	}
-	if r.sig.Load() != 0 {
+	if atomic.LoadInt32(&r.sig) != 0 {
 		r.beat(g.prev)
 	}
-	if g.r.p == r {
-		return unsafe.Pointer(&r.none) // a signal only
+	j := g.m.job
+	if j == nil { // a signal only
+		out := new(Out)
+		*out = r.fn(g.prev, g.in)
+		return unsafe.Pointer(out)
 	}
-	j := g.job
-	g.r.p, g.job = r, nil
-	return r.joinPromoted(j)
+	g.m = &r.mark
+	if !r.joinPromoted(j) {
+		j.out = r.fn(g.prev, g.in) // withdrawn: nobody took it
+	}
+	return unsafe.Pointer(&j.out)
 }
 
 // tickFrame is Tick's slow path.
 func tickFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
 	f := (*Frame[In, Out])(p)
-	f.r.p.live.beat(f)
+	f.m.live.beat(f)
 	return nil
 }
 
@@ -283,7 +292,7 @@ func tickFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
 //
 //go:noinline
 func (r *rec[In, Out]) beat(from *Frame[In, Out]) {
-	r.sig.Store(0)
+	atomic.StoreInt32(&r.sig, 0)
 	t := r.t
 	p := t.pool
 	if p.nsleep.Load() == 0 || t.depth() != r.slot+1 {
@@ -310,7 +319,7 @@ func (r *rec[In, Out]) beat(from *Frame[In, Out]) {
 		return
 	}
 	var oldest *Frame[In, Out]
-	for f, n := from, 0; f != nil && f.r.p == r && n < maxWalk; f, n = f.prev, n+1 {
+	for f, n := from, 0; f != nil && f.m == &r.mark && n < maxWalk; f, n = f.prev, n+1 {
 		oldest = f
 	}
 	if oldest == nil {
@@ -320,7 +329,8 @@ func (r *rec[In, Out]) beat(from *Frame[In, Out]) {
 		return
 	}
 	j := &recJob[In, Out]{header: header{owner: t, idx: -1}, fn: r.fn, in: oldest.in}
-	oldest.r.p, oldest.job = r.twin, j
+	j.mark = mark[In, Out]{sig: 1, home: &r.mark, live: r, job: j, join: r.join}
+	oldest.m = &j.mark
 	r.jobs = append(r.jobs, j)
 	if tracing {
 		traceOffer(t, &j.header, any(j.in))
@@ -331,9 +341,9 @@ func (r *rec[In, Out]) beat(from *Frame[In, Out]) {
 	}
 }
 
-// joinPromoted waits for the promoted fork j, or runs nothing if it is
-// still ready (it withdraws it), and returns a pointer to its result.
-func (r *rec[In, Out]) joinPromoted(j *recJob[In, Out]) unsafe.Pointer {
+// joinPromoted waits for the promoted fork j and reports true, or runs
+// nothing and reports false if it is still ready (it withdraws it).
+func (r *rec[In, Out]) joinPromoted(j *recJob[In, Out]) (taken bool) {
 	t := r.t
 	if t.depth() != r.slot+1 {
 		panic("fork: Frame.Join with a Future, loop or nested Recurse above it not finished")
@@ -352,16 +362,13 @@ func (r *rec[In, Out]) joinPromoted(j *recJob[In, Out]) unsafe.Pointer {
 	t.bottom = t.depth()
 	p := t.pool
 	p.mu.Lock()
-	taken := t.joinShared(j)
+	taken = t.joinShared(j)
 	p.mu.Unlock()
 	t.bottom = saved
 	if pv, ok := j.takePanic(); ok {
 		panic(pv)
 	}
-	if !taken {
-		return unsafe.Pointer(&r.none)
-	}
-	return unsafe.Pointer(&j.result)
+	return taken
 }
 
 // offer is the Task's heartbeat meeting r on the job stack. The frames
@@ -395,12 +402,12 @@ func (r *rec[In, Out]) scrub() {
 // worker that took it.
 type recJob[In, Out any] struct {
 	header
-	fn func(*Frame[In, Out], In) Out
-	in In
-	result[Out]
+	fn   func(*Frame[In, Out], In) Out
+	in   In
+	out  Out
+	mark mark[In, Out] // the mark of the promoted fork's frame
 }
 
 func (j *recJob[In, Out]) execute(t *Task) {
 	j.out = RecurseTask(t, j.fn, j.in)
-	j.taken = true
 }

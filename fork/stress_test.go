@@ -110,11 +110,7 @@ func evalRec(f *fork.Frame[*expr, int], e *expr) int {
 	}
 	g := f.Fork(e.kids[1])
 	a := evalRec(&g, e.kids[0])
-	b, ok := g.Join()
-	if !ok {
-		b = evalRec(f, e.kids[1])
-	}
-	return e.val + a + b
+	return e.val + a + g.Join(evalRec)
 }
 
 func TestRandomComputationsMatchSequential(t *testing.T) {

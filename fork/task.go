@@ -76,7 +76,7 @@ type Task struct {
 
 	// hot is the signal of the innermost Rec running on this Task, or
 	// nil: the beater stores 1 there (see Pool.beater).
-	hot atomic.Pointer[atomic.Int32]
+	hot atomic.Pointer[int32]
 
 	// A Task is a whole number of cache lines (see cacheLine and
 	// TestTaskIsWholeCacheLines). The fields are not in an embedded

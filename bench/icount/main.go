@@ -151,11 +151,7 @@ func recR(f *fork.Frame[*node, int], n *node) int {
 	if n.left != nil && n.right != nil {
 		g := f.Fork(n.right)
 		s += recR(&g, n.left)
-		v, ok := g.Join()
-		if !ok {
-			v = recR(f, n.right)
-		}
-		return s + v
+		return s + g.Join(recR)
 	}
 	if n.left != nil {
 		s += recR(f, n.left)

@@ -69,11 +69,7 @@ func fib(f *fork.Frame[int, int], n int) int {
 	}
 	g := f.Fork(n - 2) // a call of fib itself, offered to idle workers
 	a := fib(&g, n-1)
-	b, ok := g.Join()
-	if !ok { // nobody took it: call it here, with f
-		b = fib(f, n-2)
-	}
-	return a + b
+	return a + g.Join(fib) // fib(f, n-2) here, unless a worker took it
 }
 
 func Example_forkRecurse() {

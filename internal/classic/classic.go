@@ -87,11 +87,7 @@ func FibRec(f *fork.Frame[int, int], n int) int {
 	}
 	g := f.Fork(n - 2)
 	a := FibRec(&g, n-1)
-	b, ok := g.Join()
-	if !ok {
-		b = FibRec(f, n-2)
-	}
-	return a + b
+	return a + g.Join(FibRec)
 }
 
 // FibFuture forks fib(n-2) with fork.Future at every call.
@@ -215,11 +211,7 @@ func QueensRec(f *fork.Frame[Board, int], b Board) int {
 	rest.Try = try &^ low
 	g := f.Fork(rest)
 	n := QueensRec(&g, b.place(low))
-	v, ok := g.Join()
-	if !ok {
-		v = QueensRec(f, rest)
-	}
-	return n + v
+	return n + g.Join(QueensRec)
 }
 
 // Skynet: a tree of Size leaves, ten children per node, whose leaves are
@@ -298,15 +290,7 @@ func SkyRec(f *fork.Frame[Sky, int], s Sky) int {
 	}
 	sum := SkyRec(&gs[8], Sky{Num: s.Num, Size: sub})
 	for i := 8; i >= 0; i-- {
-		v, ok := gs[i].Join()
-		if !ok {
-			prev := f
-			if i > 0 {
-				prev = &gs[i-1]
-			}
-			v = SkyRec(prev, Sky{Num: s.Num + (i+1)*sub, Size: sub})
-		}
-		sum += v
+		sum += gs[i].Join(SkyRec)
 	}
 	return sum
 }

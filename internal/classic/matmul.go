@@ -126,15 +126,9 @@ func MatRec(f *fork.Frame[MM, int], m MM) int {
 		g2 := g1.Fork(phase[2])
 		g3 := g2.Fork(phase[3])
 		MatRec(&g3, phase[0])
-		if _, ok := g3.Join(); !ok {
-			MatRec(&g2, phase[3])
-		}
-		if _, ok := g2.Join(); !ok {
-			MatRec(&g1, phase[2])
-		}
-		if _, ok := g1.Join(); !ok {
-			MatRec(f, phase[1])
-		}
+		g3.Join(MatRec)
+		g2.Join(MatRec)
+		g1.Join(MatRec)
 	}
 	return 0
 }

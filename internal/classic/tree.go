@@ -87,11 +87,7 @@ func TreeRec(f *fork.Frame[*Node, int], n *Node) int {
 	if n.Left != nil && n.Right != nil {
 		g := f.Fork(n.Right)
 		s += TreeRec(&g, n.Left)
-		v, ok := g.Join()
-		if !ok {
-			v = TreeRec(f, n.Right)
-		}
-		return s + v
+		return s + g.Join(TreeRec)
 	}
 	if n.Left != nil {
 		s += TreeRec(f, n.Left)

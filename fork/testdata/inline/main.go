@@ -34,11 +34,7 @@ func sumRec(f *fork.Frame[*node, int], n *node) int {
 	}
 	g := f.Fork(n.right)
 	s := n.val + sumRec(&g, n.left)
-	v, ok := g.Join()
-	if !ok {
-		v = sumRec(f, n.right)
-	}
-	return s + v
+	return s + g.Join(sumRec)
 }
 
 func main() {
