@@ -79,11 +79,13 @@ func benchTree(b *testing.B, size int) {
 			p := fork.NewPool(fork.Config{Workers: workers})
 			defer p.Close()
 			b.ReportAllocs()
+			stop := traceTree(b, p)
 			for b.Loop() {
 				if got := fork.Recurse(p, sumRec, root); got != want {
 					b.Fatalf("sum = %d, want %d", got, want)
 				}
 			}
+			stop()
 			perItem(b, size, "ns/node")
 		})
 	}

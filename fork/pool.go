@@ -155,7 +155,7 @@ func (p *Pool) acquire() *Task {
 	// The first heartbeat of a Call comes one Heartbeat after it starts:
 	// a Call shorter than that never pays for a promotion.
 	t.resetClock()
-	t.lastBeat = t.lastCheck
+	t.lastBeat, t.busySince = t.lastCheck, t.lastCheck
 	if tracing {
 		traceCall(t, true)
 	}
@@ -341,6 +341,12 @@ func (t *Task) await(spin time.Duration) {
 		p.npoll.Add(1)
 		last := clock()
 		deadline := last + spin
+		if last-t.busySince >= p.heartbeat {
+			// After a heartbeat or more of work, a promotion now costs
+			// the busy workers no more than one a heartbeat would, and
+			// this worker need not wait for the next beat.
+			p.beatAt(last)
+		}
 	poll:
 		for {
 			for range spinPolls {
@@ -364,6 +370,7 @@ func (t *Task) await(spin time.Duration) {
 		p.wakeBeater()
 	}
 	<-t.wake
+	t.busySince = clock()
 }
 
 // wakeLocked removes a sleeping t from sleepers and unparks it.
@@ -404,6 +411,23 @@ func (p *Pool) beat(now time.Duration) {
 	if p.recs.Load() == 0 || now-time.Duration(last) < p.heartbeat || !p.lastBeat.CompareAndSwap(last, int64(now)) {
 		return
 	}
+	p.signalRecs()
+}
+
+// beatAt signals the running Recurses now, whatever the time since the
+// last beat: for a worker that has just finished a job of a heartbeat or
+// more (see await), so that promotions stay at most one per heartbeat of
+// work done per worker.
+func (p *Pool) beatAt(now time.Duration) {
+	if p.recs.Load() == 0 {
+		return
+	}
+	p.lastBeat.Store(int64(now))
+	p.signalRecs()
+}
+
+// signalRecs sets the signal of every Task's running Recurse.
+func (p *Pool) signalRecs() {
 	tasks := p.tasks.Load()
 	if tasks == nil {
 		return

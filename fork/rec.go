@@ -179,6 +179,13 @@ type rec[In, Out any] struct {
 	_       pad
 }
 
+// firstBeat is the fraction of a heartbeat after which the first
+// heartbeat of a Recurse comes: soon enough that an idle worker waits a
+// quarter heartbeat for the first promotion rather than a whole one (on
+// two workers, 5% of a 2ms computation), late enough that a computation
+// of a few microseconds never pays for one.
+const firstBeat = 4
+
 // maxWalk bounds the walk from a signalled frame up to the oldest fork
 // not promoted yet, so that a deep chain of forks (a recursion down a list)
 // costs a bounded time per heartbeat: past it, the frame reached is
@@ -234,9 +241,10 @@ func pushRec[In, Out any](t *Task, fn func(*Frame[In, Out], In) Out) *rec[In, Ou
 	t.setDepth(d + 1)
 	r.prevHot = t.hot.Swap(&r.sig)
 	if p := t.pool; p.recs.Add(1) == 1 {
-		// The first heartbeat comes a heartbeat after the start, so that a
-		// Recurse shorter than that never pays for a promotion.
-		p.lastBeat.Store(int64(clock()))
+		// The first heartbeat comes a quarter heartbeat after the start
+		// (firstBeat), so that a Recurse shorter than that never pays for
+		// a promotion.
+		p.lastBeat.Store(int64(clock() - p.heartbeat + p.heartbeat/firstBeat))
 		if p.beaterParked.Load() && p.nsleep.Load() > 0 && p.npoll.Load() == 0 {
 			p.wakeBeater() // idle workers have parked: nobody else beats
 		}

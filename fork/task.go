@@ -68,6 +68,10 @@ type Task struct {
 	period    int
 	lastCheck time.Duration
 	lastBeat  time.Duration
+	// busySince is when the Task last started work after waiting (or
+	// its Call started): a Task idle after a heartbeat or more of work
+	// asks for a promotion at once (see await).
+	busySince time.Duration
 
 	// Guarded by pool.mu.
 	sleeping bool          // parked in Pool.sleepLocked, listed in sleepers
@@ -81,7 +85,7 @@ type Task struct {
 	// A Task is a whole number of cache lines (see cacheLine and
 	// TestTaskIsWholeCacheLines). The fields are not in an embedded
 	// struct: the inliner counts every selector, and Fork's budget is tight.
-	_ [24]byte
+	_ [16]byte
 }
 
 // tickUnit is one tick in Task.w's countdown half.
