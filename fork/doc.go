@@ -193,12 +193,13 @@
 // balanced tree forking at every inner node, one fork per two nodes:
 //
 //	plain recursion     22.4 instructions per node
-//	Frame               28.9 per node: 13.0 per untaken fork
+//	Frame               29.1 per node: 13.1 per untaken fork
 //	Future              43.1 per node: 41.5 per untaken fork
 //
-// and on fib(25), a fork at every call with n ≥ 2: plain 14.8
-// instructions per call, Frame 22.0 (14.4 per fork), Future 35.6
-// (41.5).
+// and on fib(25), a fork at every call with n ≥ 2: plain 14.5
+// instructions per call, Frame 21.6 (14.3 per fork), Future 35.6
+// (41.5). (A tenth of an instruction moves with the code's placement:
+// the assembler pads some jumps with no-ops.)
 //
 // In the tree walk's machine code, Fork is 6 instructions: the loads of
 // the mark from the caller's frame and of its home field, the three

@@ -18,7 +18,9 @@ type Config struct {
 	// Heartbeat is how often a busy worker offers its oldest forked job to
 	// idle workers. Shorter beats split smaller pieces of work at a higher
 	// bookkeeping cost; work that finishes within one beat never leaves its
-	// worker. Zero or negative means 100µs.
+	// worker (within a quarter beat, for Recurse, whose first beat comes
+	// then; and a worker that falls idle after a beat or more of work asks
+	// for a promotion at once). Zero or negative means 100µs.
 	Heartbeat time.Duration
 }
 
