@@ -192,14 +192,14 @@
 // an hour-long heartbeat so that only the forks count) on the 2^20-node
 // balanced tree forking at every inner node, one fork per two nodes:
 //
-//	plain recursion     22.4 instructions per node
-//	Frame               29.1 per node: 13.1 per untaken fork
+//	plain recursion     22.5 instructions per node
+//	Frame               28.5 per node: 12.0 per untaken fork
 //	Future              43.1 per node: 41.5 per untaken fork
 //
 // and on fib(25), a fork at every call with n ≥ 2: plain 14.5
-// instructions per call, Frame 21.6 (14.3 per fork), Future 35.6
-// (41.5). (A tenth of an instruction moves with the code's placement:
-// the assembler pads some jumps with no-ops.)
+// instructions per call, Frame 21.6 (14.1 per fork), Future 35.6
+// (41.5). (Half an instruction per node moves with the code's placement:
+// the assembler pads some jumps with no-ops, which count.)
 //
 // In the tree walk's machine code, Fork is 6 instructions: the loads of
 // the mark from the caller's frame and of its home field, the three
@@ -209,8 +209,8 @@
 // (a call through a function value: load its code pointer and its
 // context) and the caller spills neither the frame pointer nor the node,
 // which the plain program's caller spills for its second call. The rest
-// is the compiler's: a move where Join's two paths meet, and, in fib, a
-// no-op that aligns a jump.
+// is the compiler's: a jump over Join's slow path, which it places
+// inline, and no-ops that pad jumps.
 //
 // Future pays for its generality: the record at the depth is an interface
 // whose type Fork checks (eight instructions with the address arithmetic

@@ -106,10 +106,10 @@ func (f *Frame[In, Out]) Fork(in In) Frame[In, Out] {
 // of a call through a function value (the compiler does not turn it into
 // a direct call, even with Join inlined and fn known).
 func (g *Frame[In, Out]) Join(fn func(f *Frame[In, Out], in In) Out) Out {
-	if atomic.LoadInt32(&g.m.sig) != 0 {
-		return *(*Out)(viaFrame(unsafe.Pointer(g), g.m.join))
+	if atomic.LoadInt32(&g.m.sig) == 0 {
+		return fn(g.prev, g.in)
 	}
-	return fn(g.prev, g.in)
+	return *(*Out)(viaFrame(unsafe.Pointer(g), g.m.join))
 }
 
 // Tick is the heartbeat check, as Task.Tick: call it in long loops that
