@@ -417,8 +417,8 @@ func (p *Pool) beat(now time.Duration) {
 }
 
 // beatAt signals the running Recurses now, whatever the time since the
-// last beat: for a worker that has just finished a job of a heartbeat or
-// more (see await), so that promotions stay at most one per heartbeat of
+// last beat: for a worker that falls idle after a heartbeat or more of
+// work (see await), so that promotions stay at most one per heartbeat of
 // work done per worker.
 func (p *Pool) beatAt(now time.Duration) {
 	if p.recs.Load() == 0 {

@@ -87,8 +87,7 @@ func (*noCopy) Unlock() {}
 
 // Fork records the call fn(&g, in) in a new frame g, for an idle worker
 // to take. It does not make the call: unless a heartbeat hands it to
-// another worker before g.Join, Join reports false and the caller makes
-// the call itself.
+// another worker before g.Join, Join makes the call.
 func (f *Frame[In, Out]) Fork(in In) Frame[In, Out] {
 	return Frame[In, Out]{m: f.m.home, prev: f, in: in}
 }
@@ -274,7 +273,9 @@ func joinFrame[In, Out any](p unsafe.Pointer) unsafe.Pointer {
 		r.beat(g.prev)
 	}
 	j := g.m.job
-	if j == nil { // a signal only
+	if j == nil {
+		// A signal only: at most one a heartbeat, so the output can go to
+		// a new cell (one in the Rec would keep the last output alive).
 		out := new(Out)
 		*out = r.fn(g.prev, g.in)
 		return unsafe.Pointer(out)
