@@ -96,9 +96,9 @@
 // work beats at once, whatever the time since the last beat: a promotion
 // per heartbeat of work done is what the heartbeat allows anyway, and the
 // worker that has just finished a big piece does not wait up to a
-// heartbeat for the next (on the 2^20-node tree on two workers, the
-// worker's idle time fell from 10% to 2–3% of the computation; its trace
-// in BenchmarkTreeSum with -tags forktrace).
+// heartbeat for the next (BenchmarkTreeSum's trace, with -tags
+// forktrace: on the 2^20-node tree on two workers, the second worker is
+// idle 2–3% of the computation, against 10% without these two rules).
 //
 // # Idle workers
 //
@@ -227,10 +227,11 @@
 // Join). Six for Fork, four for Join and two for the call through a
 // function value (or, with the call written by the caller, two for
 // keeping the context and the input alive): 8 instructions per fork are
-// below what Go's calling convention permits for this scheme. (Keeping the forks' inputs in a heap
-// array at a counted depth instead, the scheme a stack-free design needs,
-// costs more even written out by hand for one type with no checks:
-// bench/icount's floorR counts 16.0 per fork on the tree.)
+// below what Go's calling convention permits for this scheme. (Keeping
+// the forks' inputs in a heap array at a counted depth instead, the
+// scheme a stack-free design needs, costs more even written out by hand
+// for one type with no checks: bench/icount's floorR counts 16.1 per
+// fork on the tree.)
 //
 // Which child is forked does not change those counts, nor the cache misses
 // a simulated cache (without prefetchers) sees, but it does change the

@@ -70,9 +70,8 @@ func Sum[S ~[]E, E Number](p *Pool, s S) E {
 // sumOf adds s in four running sums: four additions in flight instead of
 // a chain of dependent ones, and a loop of four elements a turn, whose
 // speed depends less on where the linker happens to place it (a loop of
-// one addition that straddles a 64-byte boundary ran 44% slower, measured
-// on the 10M-element BenchmarkSliceSum, than the same code placed 32
-// bytes away).
+// one addition that straddles a 64-byte boundary runs 44% slower on the
+// 10M-element BenchmarkSliceSum than the same code placed 32 bytes away).
 func sumOf[E Number](s []E) E {
 	var s0, s1, s2, s3 E
 	i := 0
