@@ -274,19 +274,27 @@ func matErrgroup(m classic.MM) {
 // goroutines (impl=two; ns per unit is per copy's unit, wall time over
 // both copies' units). The ceiling is one's ns/unit over two's, at most 2
 // on two real cores; less where the cores share caches, memory bandwidth
-// or a turbo budget, or are hyperthreads of one core.
+// or a turbo budget, or are hyperthreads of one core. -short leaves out
+// the 2^24-node tree.
 //
 //	go test -run '^$' -bench TwoCopies -cpu 2 -count 10 . > two.txt
 //	benchstat -col /impl two.txt
 func BenchmarkTwoCopies(b *testing.B) {
 	root := classic.Balanced(1, 1<<20-1)
-	progs := []struct {
+	type prog struct {
 		name  string
 		units int
 		run   func() int
-	}{
+	}
+	progs := []prog{
 		{"tree-2^20", 1<<20 - 1, func() int { return classic.TreeSeq(root) }},
 		{"fib-30", fibCalls(30), func() int { return classic.FibSeq(30) }},
+	}
+	if !testing.Short() {
+		// Far bigger than the last-level cache: the two copies share the
+		// memory bandwidth (SpiceTree's 2^24 rows).
+		big := classic.Balanced(1, 1<<24-1)
+		progs = append(progs, prog{"tree-2^24", 1<<24 - 1, func() int { return classic.TreeSeq(big) }})
 	}
 	for _, pr := range progs {
 		want := pr.run()
