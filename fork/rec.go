@@ -124,8 +124,9 @@ func (f *Frame[In, Out]) Tick() {
 // Reduce and nested Recurse calls inside the function.
 func (f *Frame[In, Out]) Task() *Task { return f.m.live.t }
 
-// viaFrame calls f(p): a call through a function parameter is what the
-// inliner prices low (see via1), which keeps Join within its budget.
+// viaFrame calls f(p), with p hidden from escape analysis (noescape): a
+// call through a function parameter is what the inliner prices low (see
+// via1), which keeps Join within its budget.
 func viaFrame(p unsafe.Pointer, f func(unsafe.Pointer) unsafe.Pointer) unsafe.Pointer {
 	return f(noescape(p))
 }
@@ -134,8 +135,8 @@ func viaFrame(p unsafe.Pointer, f func(unsafe.Pointer) unsafe.Pointer) unsafe.Po
 // call, whose arguments the compiler must assume escape; without this,
 // every frame would be moved to the heap. The slow path keeps no pointer
 // to a frame beyond its return (it stores only the inputs, which are
-// values of the user's, in the heap), so the frames may stay on the
-// stack. The pointer passes through a uintptr, which escape analysis does
+// values of the user's, in the heap, and passes the caller's frame only
+// to the calls it makes), so the frames may stay on the stack. The pointer passes through a uintptr, which escape analysis does
 // not follow, as in the runtime's function of the same name, and is read
 // back through memory so that no uintptr is converted to a pointer.
 //
@@ -156,10 +157,10 @@ func noescape(p unsafe.Pointer) unsafe.Pointer {
 // the comments): the function, the heartbeat's signal, and the forks
 // promoted so far. Frames point to it.
 type rec[In, Out any] struct {
-	// mark is the Rec's own mark, first so that a Fork finds it where the
-	// mark's live field points: its sig is set to 1 by the pool's
-	// heartbeat (Pool.beat) when a worker is idle, and the next Join (or
-	// Tick) sees it.
+	// mark is the Rec's own mark, the one pending frames point to (its
+	// fields are the Rec's: sig, live, join): its sig is set to 1 by the
+	// pool's heartbeat (Pool.beat) when a worker is idle, and the next
+	// Join (or Tick) sees it.
 	mark[In, Out]
 	t  *Task
 	fn func(*Frame[In, Out], In) Out

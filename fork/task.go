@@ -79,7 +79,7 @@ type Task struct {
 	wake     chan struct{} // capacity 1; see Pool.wakeLocked
 
 	// hot is the signal of the innermost Rec running on this Task, or
-	// nil: the beater stores 1 there (see Pool.beater).
+	// nil: the heartbeat stores 1 there (see Pool.beat).
 	hot atomic.Pointer[int32]
 
 	// A Task is a whole number of cache lines (see cacheLine and
